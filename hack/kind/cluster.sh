@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# cluster.sh up|down|status — the kind cluster $CLUSTER_NAME (1 control-plane + $CLUSTER_WORKERS
+# workers) and the local registry (localhost:$REGISTRY_PORT on the host, the same name on the nodes).
+. "$(dirname "$0")/lib.sh"
+
+KUBECONFIG_PATH=${KUBECONFIG:-$HOME/.kube/config}
+CONTEXT=kind-$CLUSTER_NAME
+
+kubectl_() { "$KUBESCHED_BIN/kubectl" --context "$CONTEXT" "$@"; }
+
+registry_up() {
+  local image=kubesched.local/registry:latest
+  [ "$KIND_NODE_SOURCE" = stock ] && image=registry:2
+  if [ "$(docker inspect -f '{{.State.Running}}' "$REGISTRY_NAME" 2>/dev/null)" != true ]; then
+    docker rm -f "$REGISTRY_NAME" >/dev/null 2>&1 || true
+    log "starting registry $REGISTRY_NAME on 127.0.0.1:$REGISTRY_PORT"
+    docker run -d --restart=always --name "$REGISTRY_NAME" -p "127.0.0.1:$REGISTRY_PORT:5000" \
+      -v kubesched-registry-data:/var/lib/registry "$image" >/dev/null
+  fi
+  for _ in $(seq 30); do curl -fsS "http://127.0.0.1:$REGISTRY_PORT/v2/" >/dev/null 2>&1 && return 0; sleep 1; done
+  die "registry did not answer on 127.0.0.1:$REGISTRY_PORT"
+}
+
+kind_config() {  # kind_config FILE
+  {
+    echo "kind: Cluster"
+    echo "apiVersion: kind.x-k8s.io/v1alpha4"
+    echo "nodes:"
+    echo "  - role: control-plane"
+    for _ in $(seq "$CLUSTER_WORKERS"); do echo "  - role: worker"; done
+    if [ "$KIND_NODE_SOURCE" = stock ]; then
+      printf 'containerdConfigPatches:\n  - |-\n    [plugins."io.containerd.grpc.v1.cri".registry]\n      config_path = "/etc/containerd/certs.d"\n'
+    fi
+    echo "networking:"
+    echo "  kubeProxyMode: iptables"
+  } > "$1"
+}
+
+# Cluster DNS answers for the cluster only: nothing is forwarded off this machine.
+coredns_local_only() {
+  if kubectl_ -n kube-system get configmap coredns -o jsonpath='{.data.Corefile}' | grep -qE '^\s*forward\b'; then
+    log "CoreDNS: answering for the cluster only (coredns-configmap.yaml)"
+    kubectl_ apply -f "$KIND_DIR/coredns-configmap.yaml" >/dev/null
+    kubectl_ -n kube-system rollout restart deployment coredns >/dev/null
+  fi
+}
+
+up() {
+  local image=kubesched.local/registry:latest
+  [ "$KIND_NODE_SOURCE" = stock ] && image=registry:2
+  if [ "$(docker inspect -f '{{.State.Running}}' "$REGISTRY_NAME" 2>/dev/null)" != true ]; then
+    docker rm -f "$REGISTRY_NAME" >/dev/null 2>&1 || true
+    log "starting registry $REGISTRY_NAME on 127.0.0.1:$REGISTRY_PORT"
+    docker run -d --restart=always --name "$REGISTRY_NAME" -p "127.0.0.1:$REGISTRY_PORT:5000" \
+      -v kubesched-registry-data:/var/lib/registry "$image" >/dev/null
+  fi
+  for _ in $(seq 30); do curl -fsS "http://127.0.0.1:$REGISTRY_PORT/v2/" >/dev/null 2>&1 && return 0; sleep 1; done
+  die "registry did not answer on 127.0.0.1:$REGISTRY_PORT"
+}
+
+kind_config() {  # kind_config FILE
+  {
+    echo "kind: Cluster"
+    echo "apiVersion: kind.x-k8s.io/v1alpha4"
+    echo "nodes:"
+    echo "  - role: control-plane"
+    for _ in $(seq "$CLUSTER_WORKERS"); do echo "  - role: worker"; done
+    if [ "$KIND_NODE_SOURCE" = stock ]; then
+      printf 'containerdConfigPatches:\n  - |-\n    [plugins."io.containerd.grpc.v1.cri".registry]\n      config_path = "/etc/containerd/certs.d"\n'
+    fi
+    echo "networking:"
+    echo "  kubeProxyMode: iptables"
+  } > "$1"
+}
+
+# Cluster DNS answers for the cluster only: nothing is forwarded off this machine.
+coredns_local_only() {
+  local corefile
+  corefile=$(kubectl_ -n kube-system get configmap coredns -o jsonpath='{.data.Corefile}')
+  if grep -qE '^\s*(forward|loop)\b' <<< "$corefile"; then
+    log "CoreDNS: dropping forward and loop (no upstream DNS is reachable here)"
+    kubectl_ -n kube-system create configmap coredns --dry-run=client -o yaml \
+      --from-literal=Corefile="$(grep -vE '^\s*(forward|loop)\b|^\s*max_concurrent|^\s*}\s*$' <<< "$corefile" | sed '/forward .*{/,/}/d'; echo '}')" \
+      | kubectl_ apply -f - >/dev/null
+    kubectl_ -n kube-system rollout restart deployment coredns >/dev/null
+  fi
+}
+
+up() {
+  "$KIND_DIR/install-host.sh"
+  local node_image
+  if [ "$KIND_NODE_SOURCE" = offline ]; then
+    "$KIND_DIR/build-k8s.sh"
+    "$KIND_DIR/build-extras.sh"
+    "$KIND_DIR/images.sh" busybox registry
+    node_image=$("$KIND_DIR/images.sh" node | tail -1)
+    install -m 0755 "$(k8s_bin_dir)/kubectl" "$KUBESCHED_BIN/kubectl"
+  else
+    node_image=kindest/node:$KUBE_VERSION
+  fi
+  registry_up
+  if kind get clusters 2>/dev/null | grep -qx "$CLUSTER_NAME"; then
+    local running
+    running=$(docker inspect -f '{{index .Config.Labels "io.x-k8s.kind.cluster"}} {{.Config.Image}}' "$CLUSTER_NAME-control-plane" 2>/dev/null | awk '{print $2}')
+    if [ "$running" != "$node_image" ]; then
+      log "cluster $CLUSTER_NAME runs $running, not $node_image: recreating it"
+      kind delete cluster --name "$CLUSTER_NAME"
+    else
+      log "cluster $CLUSTER_NAME is up (node image $node_image)"
+    fi
+  fi
+  if ! kind get clusters 2>/dev/null | grep -qx "$CLUSTER_NAME"; then
+    local cfg; cfg=$(mktemp)
+    kind_config "$cfg"
+    log "kind create cluster --name $CLUSTER_NAME --image $node_image (1 control-plane + $CLUSTER_WORKERS workers)"
+    kind create cluster --name "$CLUSTER_NAME" --image "$node_image" --config "$cfg" --wait 5m --retain \
+      || { kind export logs "$KUBESCHED_CACHE/kind-logs" --name "$CLUSTER_NAME" >/dev/null 2>&1 || true
+           die "kind create cluster failed; node logs in $KUBESCHED_CACHE/kind-logs"; }
+    rm -f "$cfg"
+  fi
+  docker network connect kind "$REGISTRY_NAME" >/dev/null 2>&1 || true
+  if [ "$KIND_NODE_SOURCE" = stock ]; then
+    for node in $(kind get nodes --name "$CLUSTER_NAME"); do
+      docker exec "$node" sh -c "mkdir -p /etc/containerd/certs.d/localhost:$REGISTRY_PORT && printf '[host.\"http://$REGISTRY_NAME:5000\"]\n' > /etc/containerd/certs.d/localhost:$REGISTRY_PORT/hosts.toml"
+    done
+  fi
+  kubectl_ apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: local-registry-hosting
+  namespace: kube-public
+data:
+  localRegistryHosting.v1: |
+    host: "localhost:$REGISTRY_PORT"
+YAML
+  [ "$KIND_NODE_SOURCE" = offline ] && coredns_local_only
+  wait_ready
+  status
+}
+
+wait_ready() {
+  log "waiting for every node Ready and every kube-system pod Running"
+  kubectl_ wait --for=condition=Ready nodes --all --timeout=300s >/dev/null
+  kubectl_ -n kube-system rollout status deployment/coredns --timeout=300s >/dev/null
+  kubectl_ -n kube-system rollout status daemonset/kube-proxy --timeout=300s >/dev/null
+  local deadline=$((SECONDS + 300))
+  while kubectl_ -n kube-system get pods --no-headers | awk '$3 != "Running" {bad=1} END {exit !bad}'; do
+    [ $SECONDS -lt $deadline ] || { kubectl_ -n kube-system get pods; die "kube-system pods are not all Running"; }
+    sleep 2
+  done
+}
+
+status() {
+  kubectl_ get nodes -o wide
+  kubectl_ -n kube-system get pods -o wide
+  echo "registry: localhost:$REGISTRY_PORT (host) = localhost:$REGISTRY_PORT (nodes, via $REGISTRY_NAME:5000)"
+  echo "kubectl: $KUBESCHED_BIN/kubectl  kind: $(command -v kind)  context: $CONTEXT  kubeconfig: $KUBECONFIG_PATH"
+}
+
+down() {
+  kind delete cluster --name "$CLUSTER_NAME" 2>/dev/null || true
+  docker rm -f "$REGISTRY_NAME" >/dev/null 2>&1 || true
+  docker volume rm kubesched-registry-data >/dev/null 2>&1 || true
+  log "cluster $CLUSTER_NAME and registry $REGISTRY_NAME removed; cached images and builds stay in $KUBESCHED_CACHE and docker"
+}
+
+case "${1:-}" in
+  up) up ;;
+  down) down ;;
+  status) status ;;
+  *) die "usage: cluster.sh up|down|status" ;;
+esac

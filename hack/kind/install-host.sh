@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Installs what the offline kind platform needs on this host, idempotently:
+# Debian's docker.io (and starts dockerd when it is not running), debootstrap, busybox-static,
+# kind $KIND_VERSION from the Go module proxy, and, only on hosts that cannot start a privileged
+# container, the runc wrapper that drops CAP_SYS_RESOURCE (see README.md, "Why a runc wrapper").
+. "$(dirname "$0")/lib.sh"
+
+apt_updated=
+need_pkg() {  # need_pkg COMMAND PACKAGE
+  command -v "$1" >/dev/null 2>&1 && return 0
+  if [ -z "$apt_updated" ]; then apt-get update -qq; apt_updated=1; fi
+  log "installing Debian package $2"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+}
+
+need_pkg dockerd docker.io
+need_pkg debootstrap debootstrap
+[ -x /bin/busybox ] || need_pkg busybox-never-on-path busybox-static
+need_pkg jq jq
+need_pkg git git
+need_pkg make make
+
+start_dockerd() {
+  if docker info >/dev/null 2>&1; then return 0; fi
+  if [ -d /run/systemd/system ]; then
+    systemctl start docker
+  else
+    log "starting dockerd (log: /var/log/kubesched/dockerd.log)"
+    mkdir -p /var/log/kubesched
+    nohup dockerd >>/var/log/kubesched/dockerd.log 2>&1 &
+  fi
+  for _ in $(seq 60); do docker info >/dev/null 2>&1 && return 0; sleep 1; done
+  die "dockerd did not start; see /var/log/kubesched/dockerd.log"
+}
+stop_dockerd() {
+  if [ -d /run/systemd/system ]; then systemctl stop docker; return; fi
+  pkill -x dockerd || true
+  for _ in $(seq 30); do pgrep -x dockerd >/dev/null || return 0; sleep 1; done
+}
+start_dockerd
+
+# A local busybox image, so that a `FROM busybox` Dockerfile (and the privileged probe) works offline.
+"$KIND_DIR/images.sh" busybox
+
+# Can this host start a privileged container? If not because of a missing capability, install
+# the runc wrapper as docker's default runtime.
+if ! err=$(docker run --rm --privileged busybox:latest true 2>&1); then
+  case "$err" in
+    *"unable to apply caps"*)
+      log "privileged containers fail here ($err); installing the runc wrapper"
+      install -D -m 0755 "$KIND_DIR/runc-nosysresource" /usr/local/libexec/kubesched/runc-nosysresource
+      mkdir -p /etc/docker
+      conf=/etc/docker/daemon.json
+      [ -s "$conf" ] || echo '{}' > "$conf"
+      jq '.runtimes["runc-nosysresource"] = {"path": "/usr/local/libexec/kubesched/runc-nosysresource"}
+          | .["default-runtime"] = "runc-nosysresource"' "$conf" > "$conf.new" && mv "$conf.new" "$conf"
+      stop_dockerd; start_dockerd
+      docker run --rm --privileged busybox:latest true || die "privileged containers still fail with the runc wrapper"
+      ;;
+    *) die "docker run --privileged failed: $err" ;;
+  esac
+fi
+
+# kind, from the Go module proxy.
+if [ "$(kind version 2>/dev/null | awk '{print $2}')" != "$KIND_VERSION" ]; then
+  log "installing kind $KIND_VERSION into $KUBESCHED_BIN"
+  GOBIN=$KUBESCHED_BIN go install "sigs.k8s.io/kind@$KIND_VERSION"
+fi
+log "host ready: docker $(docker version -f '{{.Server.Version}}'), kind $(kind version | awk '{print $2}') at $(command -v kind)"

@@ -1,0 +1,3 @@
+module kubesched.local/pause
+
+go 1.24

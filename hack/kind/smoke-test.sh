@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Asserts what the offline kind platform promises, on the running cluster:
+# nodes Ready at $KUBE_VERSION, kube-system Running, an image pushed from the host to
+# localhost:$REGISTRY_PORT runs on a worker, a Service's ClusterIP answers from a pod on another
+# node, cluster DNS resolves kubernetes.default, and no node's containerd pulled a remote name.
+. "$(dirname "$0")/lib.sh"
+CONTEXT=kind-$CLUSTER_NAME
+k() { "$KUBESCHED_BIN/kubectl" --context "$CONTEXT" "$@"; }
+passed=0 failed=0
+check() {  # check DESCRIPTION COMMAND...
+  local what=$1; shift
+  if out=$("$@" 2>&1); then passed=$((passed + 1)); echo "ok   - $what"
+  else failed=$((failed + 1)); echo "FAIL - $what"; sed 's/^/       /' <<< "$out" | tail -20; fi
+}
+
+nodes_ready() {
+  local want=$((1 + CLUSTER_WORKERS)) n
+  n=$(k get nodes --no-headers | awk -v v="$KUBE_VERSION" '$2 == "Ready" && $5 == v' | wc -l)
+  [ "$n" -eq "$want" ] || { k get nodes; echo "expected $want Ready nodes at $KUBE_VERSION, found $n"; return 1; }
+}
+system_running() {
+  k -n kube-system get pods --no-headers | awk '{print} $3 != "Running" {bad=1} END {exit bad}'
+  k -n kube-system get pods --no-headers | grep -q '^coredns-' && k -n kube-system get pods --no-headers | grep -q '^kube-proxy-'
+}
+
+NS=kubesched-smoke
+WORKERS=($(k get nodes --no-headers -l '!node-role.kubernetes.io/control-plane' -o custom-columns=N:.metadata.name))
+IMAGE=localhost:$REGISTRY_PORT/kubesched-smoke:$(date +%s)
+
+setup() {
+  k delete namespace "$NS" --ignore-not-found --wait >/dev/null
+  k create namespace "$NS" >/dev/null
+  docker tag busybox:latest "$IMAGE" && docker push -q "$IMAGE" >/dev/null
+  k -n "$NS" apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: web}}
+spec:
+  nodeSelector: {kubernetes.io/hostname: ${WORKERS[0]}}
+  containers:
+    - name: web
+      image: $IMAGE
+      command: [sh, -c, 'mkdir -p /www && echo kubesched-smoke > /www/index.html && exec httpd -f -p 8080 -h /www']
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: client}
+spec:
+  nodeSelector: {kubernetes.io/hostname: ${WORKERS[${#WORKERS[@]}-1]}}
+  containers:
+    - name: client
+      image: $IMAGE
+      command: [sleep, "3600"]
+YAML
+  k -n "$NS" wait --for=condition=Ready pod/web pod/client --timeout=120s >/dev/null
+}
+
+pushed_image_runs() {
+  [ "$(k -n "$NS" get pod web -o jsonpath='{.status.containerStatuses[0].image}')" = "$IMAGE" ] &&
+  [ "$(k -n "$NS" get pod web -o jsonpath='{.spec.nodeName}')" = "${WORKERS[0]}" ]
+}
+clusterip_answers() {
+  local ip; ip=$(k -n "$NS" get service web -o jsonpath='{.spec.clusterIP}')
+  k -n "$NS" exec client -- wget -qO- -T 5 "http://$ip/" | grep -qx kubesched-smoke
+}
+dns_resolves() {
+  k -n "$NS" exec client -- nslookup kubernetes.default.svc.cluster.local | tee /dev/stderr | grep -q 'Address:.*10\.96\.0\.1'
+  k -n "$NS" exec client -- wget -qO- -T 5 http://web/ | grep -qx kubesched-smoke
+}
+no_remote_pulls() {
+  local node pulls
+  for node in $(kind get nodes --name "$CLUSTER_NAME"); do
+    pulls=$(docker exec "$node" journalctl -u containerd --no-pager -o cat 2>/dev/null | grep -E 'PullImage "' | grep -vE "PullImage \"localhost:$REGISTRY_PORT/" || true)
+    [ -z "$pulls" ] || { echo "$node pulled remote images:"; echo "$pulls"; return 1; }
+  done
+}
+
+check "$((1 + CLUSTER_WORKERS)) nodes Ready at $KUBE_VERSION" nodes_ready
+check "every kube-system pod Running (coredns and kube-proxy included)" system_running
+check "pods start on two workers" setup
+check "an image pushed to localhost:$REGISTRY_PORT runs as a pod on ${WORKERS[0]}" pushed_image_runs
+check "a Service's ClusterIP answers from a pod on another node" clusterip_answers
+check "cluster DNS resolves kubernetes.default and the Service name" dns_resolves
+check "no node's containerd pulled an image from outside" no_remote_pulls
+k delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
+echo "smoke: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
