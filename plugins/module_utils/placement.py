@@ -1,0 +1,629 @@
+# Copyright: kubesched.scheduler contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Which scheduler placed each pod, on which node, and why a pod is Pending.
+
+The functions work on API objects as plain dicts, shaped exactly like the JSON the API server
+returns (camelCase keys), so they can be tested without a cluster. The few ``fetch_*`` functions
+are the only ones that talk to the API; ``gather`` is one poll and makes a fixed number of list
+calls whatever the number of pods:
+
+* one pod list (per namespace, or one for all namespaces);
+* at most two core/v1 event lists, filtered on the server by ``reason=Scheduled`` and
+  ``reason=FailedScheduling`` (a field selector cannot OR two values), each made only when a
+  selected pod needs it. Events written through events.k8s.io/v1 are the same objects and show up
+  there too; both shapes are understood;
+* only when a pending pod has neither an event nor a PodScheduled condition, one Lease list and one
+  Deployment list to tell whether anything serves its schedulerName.
+
+Events are joined to pods by UID (``involvedObject.uid`` / ``regarding.uid``), never fetched per pod.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from datetime import datetime, timedelta, timezone
+
+try:
+    from kubernetes import client as k8s_client
+except ImportError:  # reported by k8s_connection.require_kubernetes before any call
+    k8s_client = None
+
+DEFAULT_SCHEDULER = "default-scheduler"
+SCHEDULER_LABEL = "kubesched.io/scheduler-name"
+NODE_LEASE_NAMESPACE = "kube-node-lease"
+MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
+
+EVIDENCE_EVENT = "event"
+EVIDENCE_POD = "pod"
+EVIDENCE_PRESET = "node_name_preset"
+
+REASON_FAILED = "FailedScheduling"
+REASON_GATED = "SchedulingGated"
+REASON_WAITING = "Waiting"
+REASON_NO_SCHEDULER = "NoScheduler"
+
+STATES = ("scheduled", "pending")
+MAX_LISTED_PODS = 10
+MAX_LISTED_GROUPS = 10
+NOT_FOUND = "pod not found"
+
+# looked up when called, so that tests can replace them with a fake clock
+monotonic = time.monotonic
+sleep = time.sleep
+
+_TIME_RE = re.compile(r"^(?P<base>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(?P<frac>\d+))?(?P<tz>Z|[+-]\d{2}:?\d{2})?$")
+
+
+# --- small helpers ---------------------------------------------------------------------------
+
+
+def parse_time(value):
+    """An RFC 3339 API timestamp (Time or MicroTime) as an aware datetime; None when absent or unreadable."""
+    if not value or not isinstance(value, str):
+        return None
+    match = _TIME_RE.match(value.strip())
+    if not match:
+        return None
+    moment = datetime.strptime(match.group("base"), "%Y-%m-%dT%H:%M:%S")
+    frac = match.group("frac")
+    if frac:
+        moment = moment.replace(microsecond=int(frac[:6].ljust(6, "0")))
+    tz = match.group("tz")
+    if tz in (None, "Z"):
+        return moment.replace(tzinfo=timezone.utc)
+    sign = 1 if tz[0] == "+" else -1
+    digits = tz[1:].replace(":", "")
+    offset = timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+    return moment.replace(tzinfo=timezone(sign * offset))
+
+
+def _sort_key(value):
+    moment = parse_time(value)
+    return moment or datetime.min.replace(tzinfo=timezone.utc)
+
+
+def join_selectors(selectors):
+    """Selector strings (or None) joined with commas, empty parts dropped; None when nothing is left."""
+    parts = [part.strip() for part in (selectors or []) if part and part.strip()]
+    return ",".join(parts) or None
+
+
+def _condition(pod, condition_type):
+    for condition in (pod.get("status") or {}).get("conditions") or []:
+        if condition.get("type") == condition_type:
+            return condition
+    return None
+
+
+def api_error_status(exc):
+    """The HTTP status of a kubernetes client ApiException (duck-typed), or None."""
+    status = getattr(exc, "status", None)
+    return status if isinstance(status, int) else None
+
+
+def describe_api_error(exc):
+    """A one-line description of an API error, with the server's message when it sent a Status."""
+    status = api_error_status(exc)
+    if status is None:
+        return str(exc)
+    detail = getattr(exc, "reason", "") or ""
+    body = getattr(exc, "body", None)
+    if body:
+        try:
+            detail = json.loads(body).get("message") or detail
+        except (TypeError, ValueError, AttributeError):
+            detail = detail or str(body)[:200]
+    return f"API request failed ({status}): {detail}".rstrip(": ")
+
+
+# --- events ----------------------------------------------------------------------------------
+
+
+def normalize_event(event):
+    """The fields that matter of a core/v1 or events.k8s.io/v1 Event about a pod.
+
+    Returns a dict with ``uid`` (of the pod), ``namespace``, ``name``, ``reason``, ``component`` (the
+    reporting scheduler), ``time`` (the latest observation, as the API wrote it), ``message``,
+    ``count`` and ``api``; None for an event about something other than a pod.
+    """
+    if "regarding" in event or "reportingController" in event or "note" in event:
+        api = "events.k8s.io/v1"
+        ref = event.get("regarding") or {}
+        message = event.get("note")
+        source = event.get("deprecatedSource") or {}
+        component = event.get("reportingController") or source.get("component")
+        times = ("deprecatedLastTimestamp", "eventTime", "deprecatedFirstTimestamp")
+        count = event.get("deprecatedCount")
+    else:
+        api = "v1"
+        ref = event.get("involvedObject") or {}
+        message = event.get("message")
+        source = event.get("source") or {}
+        component = event.get("reportingComponent") or source.get("component")
+        times = ("lastTimestamp", "eventTime", "firstTimestamp")
+        count = event.get("count")
+    uid = ref.get("uid")
+    if not uid or ref.get("kind", "Pod") != "Pod":
+        return None
+    series = event.get("series") or {}
+    candidates = [series.get("lastObservedTime")] + [event.get(key) for key in times]
+    candidates.append((event.get("metadata") or {}).get("creationTimestamp"))
+    stamps = [value for value in candidates if parse_time(value)]
+    moment = max(stamps, key=_sort_key) if stamps else None
+    return {
+        "uid": uid,
+        "namespace": ref.get("namespace"),
+        "name": ref.get("name"),
+        "reason": event.get("reason"),
+        "component": component or None,
+        "time": moment,
+        "message": message or "",
+        "count": series.get("count") or count or 1,
+        "api": api,
+    }
+
+
+def latest_events_by_uid(events, reason):
+    """The latest event with this reason for each pod UID: ``{uid: normalized event}``."""
+    latest = {}
+    for event in events or []:
+        view = normalize_event(event)
+        if view is None or view["reason"] != reason:
+            continue
+        current = latest.get(view["uid"])
+        if current is None or _sort_key(view["time"]) >= _sort_key(current["time"]):
+            latest[view["uid"]] = view
+    return latest
+
+
+# --- pods ------------------------------------------------------------------------------------
+
+
+def is_scheduled(pod):
+    """True when the pod is bound: spec.nodeName is set or its PodScheduled condition is True."""
+    if (pod.get("spec") or {}).get("nodeName"):
+        return True
+    condition = _condition(pod, "PodScheduled")
+    return bool(condition and condition.get("status") == "True")
+
+
+def node_name_preset(pod):
+    """Whether a pod that has spec.nodeName got it at creation time rather than from a scheduler.
+
+    A scheduler binds through the pods/binding subresource, which sets spec.nodeName and a True
+    PodScheduled condition in the same write and leaves managedFields alone; spec.nodeName cannot be
+    changed by an update afterwards. So the node was preset when the pod is a mirror pod, when it has
+    a node but no True PodScheduled condition (no kubelet admitted it yet), or when a managedFields
+    entry of the pod itself (not of a subresource) owns ``f:spec.f:nodeName``.
+    """
+    metadata = pod.get("metadata") or {}
+    if MIRROR_POD_ANNOTATION in (metadata.get("annotations") or {}):
+        return True
+    condition = _condition(pod, "PodScheduled")
+    if not condition or condition.get("status") != "True":
+        return True
+    for entry in metadata.get("managedFields") or []:
+        if entry.get("subresource"):
+            continue
+        spec_fields = (entry.get("fieldsV1") or {}).get("f:spec") or {}
+        if "f:nodeName" in spec_fields:
+            return True
+    return False
+
+
+def place_pod(pod, scheduled_events, failed_events):
+    """The placement record of one pod, given the latest events by UID (see latest_events_by_uid).
+
+    A pending pod with neither a FailedScheduling event, a PodScheduled condition nor scheduling gates
+    is left with ``reason`` None; explain_waiting fills it in once the schedulers are known.
+    """
+    metadata = pod.get("metadata") or {}
+    spec = pod.get("spec") or {}
+    status = pod.get("status") or {}
+    uid = metadata.get("uid")
+    scheduler_name = spec.get("schedulerName") or DEFAULT_SCHEDULER
+    node = spec.get("nodeName") or None
+    condition = _condition(pod, "PodScheduled")
+    record = {
+        "namespace": metadata.get("namespace"),
+        "name": metadata.get("name"),
+        "uid": uid,
+        "phase": status.get("phase"),
+        "scheduler_name": scheduler_name,
+        "node": node,
+        "scheduled": is_scheduled(pod),
+        "scheduled_by": None,
+        "evidence": None,
+        "scheduled_at": None,
+        "reason": None,
+        "message": None,
+    }
+    condition_true = bool(condition and condition.get("status") == "True")
+    if record["scheduled"]:
+        event = (scheduled_events or {}).get(uid)
+        if event and event["component"]:
+            record.update(scheduled_by=event["component"], evidence=EVIDENCE_EVENT, scheduled_at=event["time"])
+        elif node and node_name_preset(pod):
+            record.update(evidence=EVIDENCE_PRESET, scheduled_at=condition.get("lastTransitionTime") if condition_true else None)
+        else:
+            record.update(
+                scheduled_by=scheduler_name,
+                evidence=EVIDENCE_POD,
+                scheduled_at=condition.get("lastTransitionTime") if condition_true else None,
+            )
+        return record
+
+    event = (failed_events or {}).get(uid)
+    gates = [gate.get("name") for gate in spec.get("schedulingGates") or [] if gate.get("name")]
+    if event:
+        record.update(reason=REASON_FAILED, message=event["message"], evidence=EVIDENCE_EVENT)
+    elif condition and condition.get("status") == "False" and (condition.get("reason") or condition.get("message")):
+        record.update(
+            reason=condition.get("reason") or "Unschedulable",
+            message=condition.get("message") or "",
+            evidence=EVIDENCE_POD,
+        )
+    elif gates:
+        record.update(reason=REASON_GATED, message=f"scheduling is blocked by schedulingGates: {', '.join(gates)}", evidence=EVIDENCE_POD)
+    return record
+
+
+def place_pods(pods, scheduled_events=(), failed_events=()):
+    """Placement records for a list of pods and the raw event lists, sorted by namespace and name."""
+    scheduled = latest_events_by_uid(scheduled_events, "Scheduled")
+    failed = latest_events_by_uid(failed_events, REASON_FAILED)
+    records = [place_pod(pod, scheduled, failed) for pod in pods or []]
+    return sorted(records, key=lambda record: (record["namespace"] or "", record["name"] or ""))
+
+
+def schedulers_to_look_up(records):
+    """schedulerNames of pending pods that have no evidence at all, except default-scheduler."""
+    return sorted(
+        {
+            record["scheduler_name"]
+            for record in records
+            if not record["scheduled"] and record["reason"] is None and record["scheduler_name"] != DEFAULT_SCHEDULER
+        }
+    )
+
+
+# --- who serves a schedulerName --------------------------------------------------------------
+
+
+def scheduler_presence(names, leases=None, deployments=None):
+    """What serves each schedulerName: ``{name: [description, ...]}``.
+
+    A Lease named after the scheduler (leader election) in any namespace but kube-node-lease, or a
+    Deployment labelled ``kubesched.io/scheduler-name=<name>``. An empty list means nothing was found.
+    """
+    presence = {name: [] for name in names}
+    for lease in leases or []:
+        metadata = lease.get("metadata") or {}
+        name = metadata.get("name")
+        if name not in presence or metadata.get("namespace") == NODE_LEASE_NAMESPACE:
+            continue
+        spec = lease.get("spec") or {}
+        text = f"Lease {metadata.get('namespace')}/{name}"
+        if spec.get("holderIdentity"):
+            text += f" held by {spec['holderIdentity']}"
+        if spec.get("renewTime"):
+            text += f" (renewed {spec['renewTime']})"
+        presence[name].append(text)
+    for deployment in deployments or []:
+        metadata = deployment.get("metadata") or {}
+        name = (metadata.get("labels") or {}).get(SCHEDULER_LABEL)
+        if name not in presence:
+            continue
+        wanted = (deployment.get("spec") or {}).get("replicas", 1)
+        ready = (deployment.get("status") or {}).get("readyReplicas") or 0
+        presence[name].append(f"Deployment {metadata.get('namespace')}/{metadata.get('name')} ({ready}/{wanted} ready)")
+    return presence
+
+
+def unserved_message(scheduler_name):
+    return f"no running scheduler serves schedulerName '{scheduler_name}': no FailedScheduling event and no Lease or Deployment for it"
+
+
+def explain_waiting(records, presence=None, lookup_errors=()):
+    """Fill in reason and message of pending pods that place_pod left without one (in place)."""
+    presence = presence or {}
+    for record in records:
+        if record["scheduled"] or record["reason"] is not None:
+            continue
+        name = record["scheduler_name"]
+        found = presence.get(name) or []
+        if name == DEFAULT_SCHEDULER:
+            message = "no FailedScheduling event yet; waiting for default-scheduler to place it"
+        elif found:
+            message = f"no FailedScheduling event yet; schedulerName '{name}' is served by {', '.join(found)}"
+        elif lookup_errors:
+            message = f"no FailedScheduling event yet; could not tell whether anything serves schedulerName '{name}': {'; '.join(lookup_errors)}"
+        else:
+            record.update(reason=REASON_NO_SCHEDULER, message=unserved_message(name))
+            continue
+        record.update(reason=REASON_WAITING, message=message)
+    return records
+
+
+# --- summary and expectations ----------------------------------------------------------------
+
+
+def summarize(records):
+    """Counts by state, by scheduler, by evidence, by node and by pending reason."""
+    summary = {
+        "total": len(records),
+        "scheduled": 0,
+        "pending": 0,
+        "by_scheduler": {},
+        "by_evidence": {},
+        "by_node": {},
+        "by_reason": {},
+    }
+    for record in records:
+        if record["scheduled"]:
+            summary["scheduled"] += 1
+            summary["by_evidence"][record["evidence"]] = summary["by_evidence"].get(record["evidence"], 0) + 1
+            if record["node"]:
+                summary["by_node"][record["node"]] = summary["by_node"].get(record["node"], 0) + 1
+            if record["scheduled_by"]:
+                counts = summary["by_scheduler"].setdefault(record["scheduled_by"], {"scheduled": 0, "pending": 0})
+                counts["scheduled"] += 1
+        else:
+            summary["pending"] += 1
+            summary["by_reason"][record["reason"]] = summary["by_reason"].get(record["reason"], 0) + 1
+            counts = summary["by_scheduler"].setdefault(record["scheduler_name"], {"scheduled": 0, "pending": 0})
+            counts["pending"] += 1
+    return summary
+
+
+def has_expectations(scheduler_name=None, state=None, nodes=None):
+    return bool(scheduler_name or state or nodes)
+
+
+def _who(record):
+    if record["scheduled_by"]:
+        return record["scheduled_by"]
+    return "no scheduler (spec.nodeName was preset)"
+
+
+def pod_problems(record, scheduler_name=None, state=None, nodes=None):
+    """Why one placement record does not meet the expectations; an empty list when it does."""
+    problems = []
+    if record["scheduled"]:
+        if state == "pending":
+            problems.append(f"scheduled on node {record['node']}" if record["node"] else "scheduled")
+        if scheduler_name and record["scheduled_by"] != scheduler_name:
+            problems.append(f"placed by {_who(record)}, expected {scheduler_name}")
+        if nodes and record["node"] not in nodes:
+            problems.append(f"on node {record['node']}, expected one of {', '.join(nodes)}")
+        return problems
+    if state == "scheduled" or (state != "pending" and (scheduler_name or nodes)):
+        problems.append(f"pending ({record['reason']}: {record['message']})")
+    if scheduler_name and record["scheduler_name"] != scheduler_name:
+        problems.append(f"spec.schedulerName is {record['scheduler_name']}, expected {scheduler_name}")
+    return problems
+
+
+def evaluate(records, scheduler_name=None, state=None, nodes=None, names=None, namespace=None):
+    """The pods that do not meet the expectations: ``[{namespace, name, problems}]``.
+
+    Without expectations nothing is unmet. With some, an empty selection is unmet (there is nothing to
+    wait for yet), and so is every name of ``names`` that no selected pod carries.
+    """
+    if not has_expectations(scheduler_name, state, nodes):
+        return []
+    unmet = []
+    if not records and not names:
+        return [{"namespace": namespace, "name": None, "problems": ["no pod matches the selection"]}]
+    found = {record["name"] for record in records}
+    for missing in sorted(set(names or []) - found):
+        unmet.append({"namespace": namespace, "name": missing, "problems": [NOT_FOUND]})
+    for record in records:
+        problems = pod_problems(record, scheduler_name, state, nodes)
+        if problems:
+            unmet.append({"namespace": record["namespace"], "name": record["name"], "problems": problems})
+    return unmet
+
+
+def unmet_message(unmet, total, timed_out_after=None):
+    """A failure message listing the offending pods, grouped by identical problems.
+
+    At most MAX_LISTED_GROUPS groups and MAX_LISTED_PODS names per group are spelled out; the
+    ``unmet`` list returned next to the message has them all. ``total`` is the number of selected pods;
+    names that were asked for but not found are added to it.
+    """
+    if len(unmet) == 1 and unmet[0]["name"] is None:
+        head = "No pod matches the selection"
+        body = ""
+    else:
+        missing = sum(1 for entry in unmet if entry["problems"] == [NOT_FOUND])
+        head = f"{len(unmet)} of {total + missing} selected pods do not meet the expectations"
+        groups = {}
+        for entry in unmet:
+            where = f"{entry['namespace']}/{entry['name']}" if entry["namespace"] else entry["name"]
+            groups.setdefault("; ".join(entry["problems"]), []).append(where)
+        lines = []
+        for problem, pods in list(groups.items())[:MAX_LISTED_GROUPS]:
+            names = ", ".join(pods[:MAX_LISTED_PODS])
+            if len(pods) > MAX_LISTED_PODS:
+                names += f" and {len(pods) - MAX_LISTED_PODS} more"
+            lines.append(f"{names}: {problem}")
+        if len(groups) > MAX_LISTED_GROUPS:
+            lines.append(f"... and {len(groups) - MAX_LISTED_GROUPS} more problems (see unmet)")
+        body = ": " + " | ".join(lines)
+    if timed_out_after is not None:
+        head = f"Timed out after {timed_out_after}s: {head[0].lower()}{head[1:]}"
+    return head + body
+
+
+def poll_until(poll, check, timeout, interval, clock=None, sleeper=None):
+    """Call ``poll()`` until ``check(result)`` returns nothing or ``timeout`` seconds have passed.
+
+    Sleeps ``interval`` seconds between two polls. Returns ``(result, unmet, attempts, timed_out)``.
+    ``clock`` and ``sleeper`` default to this module's ``monotonic`` and ``sleep``.
+    """
+    clock = clock or monotonic
+    sleeper = sleeper or sleep
+    deadline = clock() + timeout
+    attempts = 0
+    while True:
+        attempts += 1
+        result = poll()
+        unmet = check(result)
+        if not unmet:
+            return result, unmet, attempts, False
+        remaining = deadline - clock()
+        if remaining <= 0:
+            return result, unmet, attempts, True
+        sleeper(min(interval, remaining) if interval > 0 else remaining)
+
+
+# --- API access ------------------------------------------------------------------------------
+
+
+def _items(method, *args, **kwargs):
+    """The items of a list call, as the API's JSON (no model objects: cheaper for thousands of pods)."""
+    response = method(*args, _preload_content=False, **kwargs)
+    try:
+        payload = json.loads(response.data)
+    finally:
+        release = getattr(response, "release_conn", None)
+        if release:
+            release()
+    return payload.get("items") or []
+
+
+def fetch_pods(api, namespace=None, label_selector=None, field_selector=None):
+    """One pod list: in a namespace, or in all namespaces when namespace is None."""
+    core = k8s_client.CoreV1Api(api)
+    kwargs = {key: value for key, value in (("label_selector", label_selector), ("field_selector", field_selector)) if value}
+    if namespace:
+        return _items(core.list_namespaced_pod, namespace, **kwargs)
+    return _items(core.list_pod_for_all_namespaces, **kwargs)
+
+
+def event_field_selector(reason, pod_name=None):
+    selector = f"involvedObject.kind=Pod,reason={reason}"
+    if pod_name:
+        selector += f",involvedObject.name={pod_name}"
+    return selector
+
+
+def fetch_events(api, namespace=None, reason="Scheduled", pod_name=None):
+    """One core/v1 event list filtered by reason on the server (events.k8s.io/v1 events included)."""
+    core = k8s_client.CoreV1Api(api)
+    selector = event_field_selector(reason, pod_name)
+    if namespace:
+        return _items(core.list_namespaced_event, namespace, field_selector=selector)
+    return _items(core.list_event_for_all_namespaces, field_selector=selector)
+
+
+def lease_field_selector(names):
+    selector = f"metadata.namespace!={NODE_LEASE_NAMESPACE}"
+    if len(names) == 1:
+        selector = f"metadata.name={names[0]}," + selector
+    return selector
+
+
+def deployment_label_selector(names):
+    # a label value is at most 63 characters: longer schedulerNames cannot be labelled anyway
+    usable = sorted(name for name in names if len(name) <= 63)
+    return f"{SCHEDULER_LABEL} in ({','.join(usable)})" if usable else None
+
+
+def fetch_leases(api, names):
+    """One Lease list over all namespaces except kube-node-lease (by name when there is one name)."""
+    coordination = k8s_client.CoordinationV1Api(api)
+    return _items(coordination.list_lease_for_all_namespaces, field_selector=lease_field_selector(names))
+
+
+def fetch_deployments(api, names):
+    """One Deployment list over all namespaces, by the kubesched.io/scheduler-name label."""
+    selector = deployment_label_selector(names)
+    if not selector:
+        return []
+    apps = k8s_client.AppsV1Api(api)
+    return _items(apps.list_deployment_for_all_namespaces, label_selector=selector)
+
+
+def _lookup(fetch, api, names, what, errors):
+    try:
+        return fetch(api, names)
+    except Exception as exc:  # the client's ApiException, without importing it here
+        if api_error_status(exc) in (401, 403, 404):
+            errors.append(f"cannot list {what}: {describe_api_error(exc)}")
+            return []
+        raise
+
+
+def gather(api, namespace=None, names=None, label_selectors=None, field_selectors=None):
+    """One poll: the placement records of the selected pods.
+
+    Lists pods once, events at most twice (only the reasons some selected pod needs), and Leases and
+    Deployments once each only when a pending pod has no evidence at all.
+    """
+    names = sorted(set(names or []))
+    field_selector_parts = list(field_selectors or [])
+    if len(names) == 1:
+        field_selector_parts.append(f"metadata.name={names[0]}")
+    pods = fetch_pods(api, namespace, join_selectors(label_selectors), join_selectors(field_selector_parts))
+    if names:
+        wanted = set(names)
+        pods = [pod for pod in pods if (pod.get("metadata") or {}).get("name") in wanted]
+    pod_name = names[0] if len(names) == 1 else None
+    scheduled_events = []
+    failed_events = []
+    if any(is_scheduled(pod) for pod in pods):
+        scheduled_events = fetch_events(api, namespace, "Scheduled", pod_name)
+    if any(not is_scheduled(pod) for pod in pods):
+        failed_events = fetch_events(api, namespace, REASON_FAILED, pod_name)
+    records = place_pods(pods, scheduled_events, failed_events)
+    lookup = schedulers_to_look_up(records)
+    presence = {}
+    errors = []
+    if lookup:
+        leases = _lookup(fetch_leases, api, lookup, "Leases", errors)
+        deployments = _lookup(fetch_deployments, api, lookup, "Deployments", errors)
+        presence = scheduler_presence(lookup, leases, deployments)
+    return explain_waiting(records, presence, errors)
+
+
+def run(
+    api,
+    namespace=None,
+    names=None,
+    label_selectors=None,
+    field_selectors=None,
+    scheduler_name=None,
+    state=None,
+    nodes=None,
+    wait=False,
+    wait_timeout=120,
+    wait_sleep=2,
+    clock=None,
+    sleeper=None,
+):
+    """Gather (and with ``wait`` poll) the placements, then check the expectations.
+
+    Returns a dict with ``pods``, ``summary``, ``unmet``, ``attempts`` and ``msg`` (None when every
+    expectation holds).
+    """
+    expectations = {"scheduler_name": scheduler_name, "state": state, "nodes": nodes}
+
+    def poll():
+        return gather(api, namespace, names, label_selectors, field_selectors)
+
+    def check(records):
+        return evaluate(records, names=names, namespace=namespace, **expectations)
+
+    if wait:
+        records, unmet, attempts, timed_out = poll_until(poll, check, wait_timeout, wait_sleep, clock, sleeper)
+    else:
+        records = poll()
+        unmet, attempts, timed_out = check(records), 1, False
+    msg = None
+    if unmet:
+        msg = unmet_message(unmet, len(records), wait_timeout if timed_out and wait else None)
+    return {"pods": records, "summary": summarize(records), "unmet": unmet, "attempts": attempts, "msg": msg}

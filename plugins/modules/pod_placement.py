@@ -1,0 +1,376 @@
+#!/usr/bin/python
+# Copyright: kubesched.scheduler contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: pod_placement
+short_description: Tell which scheduler placed each pod, on which node, and why a pod is Pending
+version_added: 0.1.0
+author:
+  - kubesched maintainers (@kubesched)
+description:
+  - Reports, for each selected pod, the scheduler that bound it, the node it runs on, when it was
+    placed and what shows it (a C(Scheduled) event or only the pod itself, as events expire after an
+    hour by default).
+  - For a pending pod, reports why, with the latest C(FailedScheduling) message, the pod's C(PodScheduled)
+    condition, its scheduling gates, or that no running scheduler serves its C(spec.schedulerName).
+  - Optionally checks expectations (O(scheduler_name), O(state), O(nodes)), fails when a pod does not
+    meet them, and with O(wait=true) polls until they hold or O(wait_timeout) runs out.
+  - The number of API requests does not depend on the number of pods. Each poll lists the pods once
+    and the core/v1 events at most twice, filtered on the server by C(reason=Scheduled) and
+    C(reason=FailedScheduling) (a field selector cannot match two reasons at once); events written
+    through events.k8s.io/v1 are the same objects and are included. Events are joined to pods by UID.
+    Only when a pending pod has neither an event nor a C(PodScheduled) condition does the poll also
+    list Leases and Deployments, once each, to tell whether anything serves its schedulerName.
+  - Read-only. Needs C(list) on pods and events in the selected namespaces and, for the schedulerName
+    check, on C(coordination.k8s.io) leases and C(apps) deployments in all namespaces; when the latter
+    are forbidden, such pods are reported as C(Waiting) with the reason in their message.
+options:
+  namespace:
+    description:
+      - The namespace of the pods. Omit it to select pods in all namespaces.
+    type: str
+  names:
+    description:
+      - Names of the pods to report on. Omit it to report on every pod the selectors match.
+      - With expectations, a name that no pod carries is reported as not found.
+    type: list
+    elements: str
+    aliases: [name]
+  label_selectors:
+    description:
+      - Label selectors the pods must match, for example V(app=web). They are joined with commas, so
+        all of them must hold.
+    type: list
+    elements: str
+    default: []
+  field_selectors:
+    description:
+      - Field selectors the pods must match, for example V(status.phase=Pending) or
+        V(spec.nodeName=worker-1). They are joined with commas.
+    type: list
+    elements: str
+    default: []
+  scheduler_name:
+    description:
+      - Expect every selected pod to have been placed by this scheduler (the schedulerName of its
+        profile, as named by the C(Scheduled) event or, once the event expired, the pod's
+        C(spec.schedulerName)).
+      - A pending pod does not meet it, unless O(state=pending), in which case its
+        C(spec.schedulerName) must name this scheduler.
+      - A pod whose C(spec.nodeName) was set at creation was placed by no scheduler and does not meet it.
+    type: str
+  state:
+    description:
+      - Expect every selected pod to be V(scheduled) (bound to a node) or V(pending) (not bound yet).
+    type: str
+    choices: [scheduled, pending]
+  nodes:
+    description:
+      - Expect every selected pod to be bound to one of these nodes. A pending pod does not meet it.
+      - Cannot be combined with O(state=pending).
+    type: list
+    elements: str
+  wait:
+    description:
+      - Poll until every expectation holds, or fail after O(wait_timeout) seconds.
+      - Needs at least one of O(scheduler_name), O(state) or O(nodes).
+      - With expectations, an empty selection does not meet them, so this also waits for the pods to appear.
+    type: bool
+    default: false
+  wait_timeout:
+    description:
+      - How many seconds to wait for the expectations with O(wait=true).
+    type: int
+    default: 120
+  wait_sleep:
+    description:
+      - How many seconds to sleep between two polls with O(wait=true).
+    type: int
+    default: 2
+extends_documentation_fragment:
+  - kubesched.scheduler.k8s_auth
+  - kubesched.scheduler._attributes
+  - kubesched.scheduler._attributes.info_module
+notes:
+  - The scheduler that placed a pod is taken from its C(Scheduled) event (C(reportingComponent) or
+    C(source.component) of a core/v1 event, C(reportingController) of an events.k8s.io/v1 event).
+    Once the event has expired, only the pod remains, and the pod's C(spec.schedulerName) is reported
+    with RV(pods[].evidence=pod).
+  - A scheduler binds a pod through the pods/binding subresource, which sets C(spec.nodeName) and a
+    True C(PodScheduled) condition at once. A pod whose C(spec.nodeName) was set when it was created
+    (static and mirror pods, pods created with a node) is recognised by the absence of that condition,
+    by the mirror-pod annotation or by a C(managedFields) entry owning C(spec.nodeName), and is
+    reported with RV(pods[].evidence=node_name_preset) and no scheduler.
+  - A scheduler is taken to serve a schedulerName when a Lease of that name exists in any namespace
+    but C(kube-node-lease) (its leader election lock) or a Deployment carries the label
+    C(kubesched.io/scheduler-name=<name>). C(default-scheduler) is always taken to be served.
+seealso:
+  - module: kubernetes.core.k8s_info
+  - name: Configure multiple schedulers
+    description: How a pod selects a scheduler with C(spec.schedulerName).
+    link: https://kubernetes.io/docs/tasks/extend-kubernetes/configure-multiple-schedulers/
+"""
+
+EXAMPLES = r"""
+- name: Report where the pods of a namespace are and who put them there
+  kubesched.scheduler.pod_placement:
+    namespace: demo
+  register: placement
+
+- name: Show the counts per scheduler
+  ansible.builtin.debug:
+    var: placement.summary.by_scheduler
+
+- name: Wait until the second scheduler has placed every pod of the app on a worker
+  kubesched.scheduler.pod_placement:
+    context: kind-kubesched
+    namespace: demo
+    label_selectors:
+      - app=web
+    scheduler_name: my-scheduler
+    state: scheduled
+    nodes:
+      - kubesched-worker
+      - kubesched-worker2
+    wait: true
+    wait_timeout: 180
+
+- name: Explain why two pods are still Pending
+  kubesched.scheduler.pod_placement:
+    namespace: demo
+    names:
+      - web-0
+      - web-1
+    field_selectors:
+      - status.phase=Pending
+  register: pending
+
+- name: Print the reasons
+  ansible.builtin.debug:
+    msg: "{{ item.name }}: {{ item.reason }}: {{ item.message }}"
+  loop: "{{ pending.pods }}"
+  loop_control:
+    label: "{{ item.name }}"
+
+- name: Check, without failing, that no pod anywhere waits for a scheduler that does not run
+  kubesched.scheduler.pod_placement:
+    field_selectors:
+      - spec.nodeName=
+  register: unbound
+
+- name: List them
+  ansible.builtin.debug:
+    msg: "{{ unbound.pods | selectattr('reason', 'equalto', 'NoScheduler') | map(attribute='name') | list }}"
+"""
+
+RETURN = r"""
+pods:
+  description:
+    - One entry per selected pod, sorted by namespace and name.
+    - Also returned when the module fails on unmet expectations.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    namespace:
+      description: The pod's namespace.
+      type: str
+      returned: always
+      sample: demo
+    name:
+      description: The pod's name.
+      type: str
+      returned: always
+      sample: web-0
+    uid:
+      description: The pod's UID, which its events refer to.
+      type: str
+      returned: always
+      sample: 6f0a3c1e-2b4d-4e8f-9a51-0c7d2e3b4a10
+    phase:
+      description: The pod's C(status.phase).
+      type: str
+      returned: always
+      sample: Running
+    scheduler_name:
+      description: The pod's C(spec.schedulerName), V(default-scheduler) when it is empty.
+      type: str
+      returned: always
+      sample: my-scheduler
+    node:
+      description: The node the pod is bound to (C(spec.nodeName)), null when it is not bound.
+      type: str
+      returned: always
+      sample: kubesched-worker
+    scheduled:
+      description: Whether the pod is bound to a node (its C(PodScheduled) condition is True or C(spec.nodeName) is set).
+      type: bool
+      returned: always
+      sample: true
+    scheduled_by:
+      description:
+        - The scheduler that bound the pod, null when it is pending or its node was preset.
+        - From the C(Scheduled) event when there is one, otherwise C(spec.schedulerName).
+      type: str
+      returned: always
+      sample: my-scheduler
+    evidence:
+      description:
+        - What the placement (or, for a pending pod, the reason) rests on.
+        - V(event) - a C(Scheduled) event names the scheduler (for a pending pod, a C(FailedScheduling) event gives the reason).
+        - V(pod) - only the pod itself is left (events expire), its C(PodScheduled) condition and C(spec.nodeName);
+          RV(pods[].scheduled_by) is then its C(spec.schedulerName). For a pending pod, the reason comes from its
+          C(PodScheduled) condition or scheduling gates.
+        - V(node_name_preset) - the pod was created with C(spec.nodeName) set and no scheduler was involved.
+        - Null for a pending pod about which nothing was recorded yet.
+      type: str
+      returned: always
+      choices: [event, pod, node_name_preset]
+      sample: event
+    scheduled_at:
+      description: When the pod was bound, from the C(Scheduled) event or the C(PodScheduled) condition's lastTransitionTime; null when unknown or pending.
+      type: str
+      returned: always
+      sample: "2025-11-29T19:40:01.123456Z"
+    reason:
+      description:
+        - Why a pending pod is not bound, null for a bound pod.
+        - V(FailedScheduling) when a C(FailedScheduling) event exists (its latest message is in RV(pods[].message)).
+        - The C(PodScheduled) condition's reason, such as V(Unschedulable) or V(SchedulingGated), when only the pod is left.
+        - V(NoScheduler) when nothing was recorded and no Lease or Deployment serves its schedulerName.
+        - V(Waiting) when nothing was recorded yet but its scheduler is there (or could not be checked).
+      type: str
+      returned: always
+      sample: FailedScheduling
+    message:
+      description: The explanation that goes with RV(pods[].reason), null for a bound pod.
+      type: str
+      returned: always
+      sample: "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient cpu."
+summary:
+  description: Counts over the selected pods.
+  returned: always
+  type: dict
+  contains:
+    total:
+      description: Number of selected pods.
+      type: int
+      returned: always
+      sample: 5
+    scheduled:
+      description: Number of pods bound to a node.
+      type: int
+      returned: always
+      sample: 4
+    pending:
+      description: Number of pods not bound yet.
+      type: int
+      returned: always
+      sample: 1
+    by_scheduler:
+      description:
+        - Per scheduler, the number of pods it placed (C(scheduled)) and of pending pods whose
+          C(spec.schedulerName) names it (C(pending)). Pods placed without a scheduler are not counted here.
+      type: dict
+      returned: always
+      sample: {"my-scheduler": {"scheduled": 3, "pending": 1}, "default-scheduler": {"scheduled": 1, "pending": 0}}
+    by_evidence:
+      description: Number of bound pods per RV(pods[].evidence).
+      type: dict
+      returned: always
+      sample: {"event": 3, "pod": 1}
+    by_node:
+      description: Number of bound pods per node.
+      type: dict
+      returned: always
+      sample: {"kubesched-worker": 2, "kubesched-worker2": 2}
+    by_reason:
+      description: Number of pending pods per RV(pods[].reason).
+      type: dict
+      returned: always
+      sample: {"FailedScheduling": 1}
+unmet:
+  description:
+    - The pods that do not meet the expectations and why; empty when they all do or there are none.
+    - A name of O(names) that no pod carries appears with the problem C(pod not found); an empty
+      selection appears as one entry with a null name.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"namespace": "demo", "name": "web-2", "problems": ["placed by default-scheduler, expected my-scheduler"]}]
+attempts:
+  description: How many times the pods were polled (1 without O(wait)).
+  returned: always
+  type: int
+  sample: 3
+"""
+
+import traceback  # noqa: E402
+
+from ansible.module_utils.basic import AnsibleModule  # noqa: E402
+
+from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_connection import api_client, connection_arg_spec  # noqa: E402
+from ansible_collections.kubesched.scheduler.plugins.module_utils.placement import STATES, describe_api_error, has_expectations, run  # noqa: E402
+
+
+def argument_spec():
+    spec = connection_arg_spec()
+    spec.update(
+        namespace={"type": "str"},
+        names={"type": "list", "elements": "str", "aliases": ["name"]},
+        label_selectors={"type": "list", "elements": "str", "default": []},
+        field_selectors={"type": "list", "elements": "str", "default": []},
+        scheduler_name={"type": "str"},
+        state={"type": "str", "choices": list(STATES)},
+        nodes={"type": "list", "elements": "str"},
+        wait={"type": "bool", "default": False},
+        wait_timeout={"type": "int", "default": 120},
+        wait_sleep={"type": "int", "default": 2},
+    )
+    return spec
+
+
+def main():
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    params = module.params
+    expectations = {"scheduler_name": params["scheduler_name"], "state": params["state"], "nodes": params["nodes"]}
+    if params["state"] == "pending" and params["nodes"]:
+        module.fail_json(msg="nodes cannot be combined with state=pending: a pending pod is on no node")
+    if params["wait"] and not has_expectations(**expectations):
+        module.fail_json(msg="wait=true needs at least one of scheduler_name, state or nodes to wait for")
+    if params["wait_timeout"] < 0 or params["wait_sleep"] < 1:
+        module.fail_json(msg="wait_timeout must be 0 or more and wait_sleep 1 or more")
+
+    client = api_client(module)
+    try:
+        outcome = run(
+            client,
+            namespace=params["namespace"],
+            names=params["names"],
+            label_selectors=params["label_selectors"],
+            field_selectors=params["field_selectors"],
+            wait=params["wait"],
+            wait_timeout=params["wait_timeout"],
+            wait_sleep=params["wait_sleep"],
+            **expectations,
+        )
+    except Exception as exc:  # the client raises ApiException, urllib3 and socket errors
+        module.fail_json(msg=f"Cannot read the pod placements: {describe_api_error(exc)}", exception=traceback.format_exc())
+
+    result = {
+        "changed": False,
+        "pods": outcome["pods"],
+        "summary": outcome["summary"],
+        "unmet": outcome["unmet"],
+        "attempts": outcome["attempts"],
+    }
+    if outcome["msg"]:
+        module.fail_json(msg=outcome["msg"], **result)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()
