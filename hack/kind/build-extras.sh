@@ -28,11 +28,13 @@ etcd_build() {
   printf '//go:build tools\n\npackage tools\n\nimport _ "go.etcd.io/etcd/server/v3"\n' > tools.go
   go mod tidy
   go build -ldflags '-s -w' -o "$1/etcd" go.etcd.io/etcd/server/v3
-  "$1/etcd" --version | grep -q "${etcd_version#v}" || die "etcd does not report $etcd_version"
+  local v; v=$("$1/etcd" --version)
+  grep -q "${etcd_version#v}" <<< "$v" || die "etcd reports '$v', not $etcd_version"
 }
 coredns_build() {
   GOBIN=$1 go install -ldflags '-s -w' "github.com/coredns/coredns@$coredns_version"
-  "$1/coredns" -version | grep -q "${coredns_version#v}" || die "coredns does not report $coredns_version"
+  local v; v=$("$1/coredns" -version)
+  grep -q "${coredns_version#v}" <<< "$v" || die "coredns reports '$v', not $coredns_version"
 }
 pause_build() {
   (cd "$KIND_DIR/pause" && go build -ldflags "-s -w -X main.version=$pause_version" -o "$1/pause" .)

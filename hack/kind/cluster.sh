@@ -8,6 +8,15 @@ CONTEXT=kind-$CLUSTER_NAME
 
 kubectl_() { "$KUBESCHED_BIN/kubectl" --context "$CONTEXT" "$@"; }
 
+# Cluster DNS answers for the cluster only: nothing is forwarded off this machine.
+coredns_local_only() {
+  if kubectl_ -n kube-system get configmap coredns -o jsonpath='{.data.Corefile}' | grep -qE '^\s*forward\b'; then
+    log "CoreDNS: answering for the cluster only (coredns-configmap.yaml)"
+    kubectl_ apply -f "$KIND_DIR/coredns-configmap.yaml" >/dev/null
+    kubectl_ -n kube-system rollout restart deployment coredns >/dev/null
+  fi
+}
+
 registry_up() {
   local image=kubesched.local/registry:latest
   [ "$KIND_NODE_SOURCE" = stock ] && image=registry:2
@@ -34,56 +43,6 @@ kind_config() {  # kind_config FILE
     echo "networking:"
     echo "  kubeProxyMode: iptables"
   } > "$1"
-}
-
-# Cluster DNS answers for the cluster only: nothing is forwarded off this machine.
-coredns_local_only() {
-  if kubectl_ -n kube-system get configmap coredns -o jsonpath='{.data.Corefile}' | grep -qE '^\s*forward\b'; then
-    log "CoreDNS: answering for the cluster only (coredns-configmap.yaml)"
-    kubectl_ apply -f "$KIND_DIR/coredns-configmap.yaml" >/dev/null
-    kubectl_ -n kube-system rollout restart deployment coredns >/dev/null
-  fi
-}
-
-up() {
-  local image=kubesched.local/registry:latest
-  [ "$KIND_NODE_SOURCE" = stock ] && image=registry:2
-  if [ "$(docker inspect -f '{{.State.Running}}' "$REGISTRY_NAME" 2>/dev/null)" != true ]; then
-    docker rm -f "$REGISTRY_NAME" >/dev/null 2>&1 || true
-    log "starting registry $REGISTRY_NAME on 127.0.0.1:$REGISTRY_PORT"
-    docker run -d --restart=always --name "$REGISTRY_NAME" -p "127.0.0.1:$REGISTRY_PORT:5000" \
-      -v kubesched-registry-data:/var/lib/registry "$image" >/dev/null
-  fi
-  for _ in $(seq 30); do curl -fsS "http://127.0.0.1:$REGISTRY_PORT/v2/" >/dev/null 2>&1 && return 0; sleep 1; done
-  die "registry did not answer on 127.0.0.1:$REGISTRY_PORT"
-}
-
-kind_config() {  # kind_config FILE
-  {
-    echo "kind: Cluster"
-    echo "apiVersion: kind.x-k8s.io/v1alpha4"
-    echo "nodes:"
-    echo "  - role: control-plane"
-    for _ in $(seq "$CLUSTER_WORKERS"); do echo "  - role: worker"; done
-    if [ "$KIND_NODE_SOURCE" = stock ]; then
-      printf 'containerdConfigPatches:\n  - |-\n    [plugins."io.containerd.grpc.v1.cri".registry]\n      config_path = "/etc/containerd/certs.d"\n'
-    fi
-    echo "networking:"
-    echo "  kubeProxyMode: iptables"
-  } > "$1"
-}
-
-# Cluster DNS answers for the cluster only: nothing is forwarded off this machine.
-coredns_local_only() {
-  local corefile
-  corefile=$(kubectl_ -n kube-system get configmap coredns -o jsonpath='{.data.Corefile}')
-  if grep -qE '^\s*(forward|loop)\b' <<< "$corefile"; then
-    log "CoreDNS: dropping forward and loop (no upstream DNS is reachable here)"
-    kubectl_ -n kube-system create configmap coredns --dry-run=client -o yaml \
-      --from-literal=Corefile="$(grep -vE '^\s*(forward|loop)\b|^\s*max_concurrent|^\s*}\s*$' <<< "$corefile" | sed '/forward .*{/,/}/d'; echo '}')" \
-      | kubectl_ apply -f - >/dev/null
-    kubectl_ -n kube-system rollout restart deployment coredns >/dev/null
-  fi
 }
 
 up() {

@@ -213,6 +213,7 @@ target_node() {
   docker exec "$ctr" rm -f /var/log/containerd-preload.log
   docker commit --change "LABEL $LABEL=$k" --change 'ENV container=docker' \
     --change 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]' --change 'CMD []' "$ctr" "$image" >/dev/null
+  docker rm -f "$ctr" >/dev/null
   docker rmi "$base" >/dev/null
   log "node image $image: done"
   echo "$image"

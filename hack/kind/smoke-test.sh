@@ -63,16 +63,23 @@ YAML
 }
 
 pushed_image_runs() {
-  [ "$(k -n "$NS" get pod web -o jsonpath='{.status.containerStatuses[0].image}')" = "$IMAGE" ] &&
-  [ "$(k -n "$NS" get pod web -o jsonpath='{.spec.nodeName}')" = "${WORKERS[0]}" ]
+  [ "$(k -n "$NS" get pod web -o jsonpath='{.spec.containers[0].image} {.spec.nodeName} {.status.phase}')" = "$IMAGE ${WORKERS[0]} Running" ] &&
+  docker exec "${WORKERS[0]}" ctr -n k8s.io images ls -q | grep -qxF "$IMAGE"
 }
+# busybox's wget crashes in a static build on name-service lookups; nc to an address does not.
+http_get() { k -n "$NS" exec client -- sh -c "printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 5 $1 80 | tail -n 1"; }
 clusterip_answers() {
   local ip; ip=$(k -n "$NS" get service web -o jsonpath='{.spec.clusterIP}')
-  k -n "$NS" exec client -- wget -qO- -T 5 "http://$ip/" | grep -qx kubesched-smoke
+  [ "$(http_get "$ip")" = kubesched-smoke ]
 }
 dns_resolves() {
-  k -n "$NS" exec client -- nslookup kubernetes.default.svc.cluster.local | tee /dev/stderr | grep -q 'Address:.*10\.96\.0\.1'
-  k -n "$NS" exec client -- wget -qO- -T 5 http://web/ | grep -qx kubesched-smoke
+  local out ip
+  out=$(k -n "$NS" exec client -- nslookup kubernetes.default.svc.cluster.local)
+  grep -q 'Address: 10\.96\.0\.1$' <<< "$out" || { echo "$out"; return 1; }
+  out=$(k -n "$NS" exec client -- nslookup "web.$NS.svc.cluster.local")
+  ip=$(awk '/^Address: / {a=$2} END {print a}' <<< "$out")
+  [ "$ip" = "$(k -n "$NS" get service web -o jsonpath='{.spec.clusterIP}')" ] || { echo "$out"; return 1; }
+  [ "$(http_get "$ip")" = kubesched-smoke ]
 }
 no_remote_pulls() {
   local node pulls
@@ -87,7 +94,7 @@ check "every kube-system pod Running (coredns and kube-proxy included)" system_r
 check "pods start on two workers" setup
 check "an image pushed to localhost:$REGISTRY_PORT runs as a pod on ${WORKERS[0]}" pushed_image_runs
 check "a Service's ClusterIP answers from a pod on another node" clusterip_answers
-check "cluster DNS resolves kubernetes.default and the Service name" dns_resolves
+check "cluster DNS resolves kubernetes.default and the Service's name" dns_resolves
 check "no node's containerd pulled an image from outside" no_remote_pulls
 k delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
 echo "smoke: $passed passed, $failed failed"
