@@ -19,8 +19,9 @@ nodes_ready() {
   [ "$n" -eq "$want" ] || { k get nodes; echo "expected $want Ready nodes at $KUBE_VERSION, found $n"; return 1; }
 }
 system_running() {
-  k -n kube-system get pods --no-headers | awk '{print} $3 != "Running" {bad=1} END {exit bad}'
-  k -n kube-system get pods --no-headers | grep -q '^coredns-' && k -n kube-system get pods --no-headers | grep -q '^kube-proxy-'
+  local pods; pods=$(k -n kube-system get pods --no-headers)
+  awk '{print} $3 != "Running" {bad=1} END {exit bad}' <<< "$pods" &&
+  grep -q '^coredns-' <<< "$pods" && grep -q '^kube-proxy-' <<< "$pods"
 }
 
 NS=kubesched-smoke
@@ -64,7 +65,8 @@ YAML
 
 pushed_image_runs() {
   [ "$(k -n "$NS" get pod web -o jsonpath='{.spec.containers[0].image} {.spec.nodeName} {.status.phase}')" = "$IMAGE ${WORKERS[0]} Running" ] &&
-  docker exec "${WORKERS[0]}" ctr -n k8s.io images ls -q | grep -qxF "$IMAGE"
+  local images; images=$(docker exec "${WORKERS[0]}" ctr -n k8s.io images ls -q)
+  grep -qxF "$IMAGE" <<< "$images"
 }
 # busybox's wget crashes in a static build on name-service lookups; nc to an address does not.
 http_get() { k -n "$NS" exec client -- sh -c "printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 5 $1 80 | tail -n 1"; }
