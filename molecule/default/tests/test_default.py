@@ -1,0 +1,50 @@
+"""Host side of the default scenario: the built binary and the pushed image (pytest-testinfra)."""
+
+import json
+
+import pytest
+
+BINARY = "/var/tmp/kubesched/src/my-scheduler/_output/local/bin/linux/amd64/kube-scheduler"
+IMAGE = "localhost:5001/my-scheduler"
+TAG = "v1.34.4"
+
+
+def test_binary_is_built_and_executable(host):
+    binary = host.file(BINARY)
+    assert binary.is_file
+    assert binary.mode & 0o111
+
+
+def test_binary_reports_the_version(host):
+    out = host.check_output(f"{BINARY} --version")
+    assert out.strip() == f"Kubernetes {TAG}"
+
+
+def test_image_is_in_the_registry(host):
+    tags = json.loads(host.check_output(f"curl -fsS http://{IMAGE.split('/')[0]}/v2/my-scheduler/tags/list"))
+    assert TAG in tags["tags"]
+
+
+def test_registry_digest_matches_the_local_image(host):
+    headers = host.check_output(
+        "curl -fsSI -H 'Accept: application/vnd.docker.distribution.manifest.v2+json' "
+        f"http://{IMAGE.split('/')[0]}/v2/my-scheduler/manifests/{TAG}"
+    )
+    digest = next(line.split(":", 1)[1].strip() for line in headers.splitlines() if line.lower().startswith("docker-content-digest"))
+    repo_digests = json.loads(host.check_output(f"docker image inspect -f '{{{{json .RepoDigests}}}}' {IMAGE}:{TAG}"))
+    assert f"{IMAGE}@{digest}" in repo_digests
+
+
+@pytest.mark.parametrize(
+    "label,expected",
+    [("org.opencontainers.image.version", TAG), ("io.kubesched.scheduler-name", "my-scheduler")],
+)
+def test_image_labels(host, label, expected):
+    labels = json.loads(host.check_output(f"docker image inspect -f '{{{{json .Config.Labels}}}}' {IMAGE}:{TAG}"))
+    assert labels[label] == expected
+    assert len(labels["io.kubesched.inputs"]) == 64
+
+
+def test_image_runs_the_binary(host):
+    out = host.check_output(f"docker run --rm {IMAGE}:{TAG} kube-scheduler --version")
+    assert out.strip() == f"Kubernetes {TAG}"
