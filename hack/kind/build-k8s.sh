@@ -24,7 +24,7 @@ python3 "$KIND_DIR/gen-wrapper.py" kubesched.local/kube-build "$KUBE_VERSION" \
 go mod tidy
 
 ldflags=$(python3 "$KIND_DIR/gen-wrapper.py" --ldflags "$KUBE_VERSION")
-log "kubernetes $KUBE_VERSION: go build (cold on 2 cores: about 30-45 min; the Go build cache makes reruns fast)"
+log "kubernetes $KUBE_VERSION: go build (cold on 2 cores: about 10 min; the Go build cache makes reruns fast)"
 start=$(date +%s)
 go build -ldflags "$ldflags" -o "$out/" \
   k8s.io/kubernetes/cmd/kubeadm k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes/cmd/kubectl \
