@@ -5,7 +5,8 @@ import json
 import pytest
 
 BINARY = "/var/tmp/kubesched/src/my-scheduler/_output/local/bin/linux/amd64/kube-scheduler"
-IMAGE = "localhost:5001/my-scheduler"
+REGISTRY = "localhost:5001"
+IMAGE = f"{REGISTRY}/my-scheduler"
 TAG = "v1.34.4"
 
 
@@ -21,14 +22,14 @@ def test_binary_reports_the_version(host):
 
 
 def test_image_is_in_the_registry(host):
-    tags = json.loads(host.check_output(f"curl -fsS http://{IMAGE.split('/')[0]}/v2/my-scheduler/tags/list"))
+    tags = json.loads(host.check_output(f"curl -fsS http://{REGISTRY}/v2/my-scheduler/tags/list"))
     assert TAG in tags["tags"]
 
 
 def test_registry_digest_matches_the_local_image(host):
     headers = host.check_output(
         "curl -fsSI -H 'Accept: application/vnd.docker.distribution.manifest.v2+json' "
-        f"http://{IMAGE.split('/')[0]}/v2/my-scheduler/manifests/{TAG}"
+        f"http://{REGISTRY}/v2/my-scheduler/manifests/{TAG}"
     )
     digest = next(line.split(":", 1)[1].strip() for line in headers.splitlines() if line.lower().startswith("docker-content-digest"))
     repo_digests = json.loads(host.check_output(f"docker image inspect -f '{{{{json .RepoDigests}}}}' {IMAGE}:{TAG}"))
