@@ -1,0 +1,242 @@
+# Copyright: kubesched.scheduler contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Render mode of the roles clusterrole and deploy: run them with kube_scheduler_render_dir (no cluster is
+contacted) and validate the manifests against the Kubernetes 1.34 schemas with kubernetes-validate."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[3]
+BIN = Path(sys.executable).parent
+PLAYBOOK = """
+- name: Render the second scheduler
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - role: kubesched.scheduler.clusterrole
+    - role: kubesched.scheduler.deploy
+"""
+OBJECTS = [
+    "10-serviceaccount.yaml",
+    "20-clusterrolebinding-kube-scheduler.yaml",
+    "21-clusterrolebinding-volume-scheduler.yaml",
+    "30-rolebinding-extension-apiserver-authentication-reader.yaml",
+    "40-configmap.yaml",
+    "50-deployment.yaml",
+]
+
+pytestmark = pytest.mark.skipif(not (BIN / "ansible-playbook").exists(), reason="ansible-playbook is not installed next to this Python")
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    """A playbook and a collections path holding this checkout as kubesched.scheduler."""
+    base = tmp_path_factory.mktemp("render")
+    if ROOT.parent.name == "kubesched" and ROOT.parent.parent.name == "ansible_collections":
+        collections = ROOT.parents[2]
+    else:
+        collections = base / "collections"
+        (collections / "ansible_collections" / "kubesched").mkdir(parents=True)
+        (collections / "ansible_collections" / "kubesched" / "scheduler").symlink_to(ROOT)
+    (base / "render.yml").write_text(PLAYBOOK)
+    return base, collections
+
+
+def run_playbook(workdir, out, **extra_vars):
+    base, collections = workdir
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=str(collections), ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0")
+    env.pop("K8S_AUTH_KUBECONFIG", None)
+    env["KUBECONFIG"] = str(base / "no-such-kubeconfig")  # any attempt to reach a cluster would fail
+    extra = json.dumps({"kube_scheduler_render_dir": str(out), **extra_vars})
+    return subprocess.run(
+        [str(BIN / "ansible-playbook"), str(base / "render.yml"), "-e", extra],
+        cwd=base,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def load(path):
+    return yaml.safe_load(path.read_text())
+
+
+def validate(paths):
+    result = subprocess.run(
+        [str(BIN / "kubernetes-validate"), "-k", "1.34.0", "--strict", *map(str, paths)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout + result.stderr
+
+
+@pytest.fixture(scope="module")
+def patch_mode(workdir):
+    out = workdir[0] / "patch"
+    result = run_playbook(workdir, out)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    return out
+
+
+@pytest.fixture(scope="module")
+def dedicated_mode(workdir):
+    out = workdir[0] / "dedicated"
+    result = run_playbook(
+        workdir,
+        out,
+        kube_scheduler_name="team-a-scheduler",
+        kube_scheduler_namespace="scheduling",
+        kube_scheduler_lock_namespace="scheduling-locks",
+        kube_scheduler_lock_namespace_create=True,
+        kube_scheduler_rbac_mode="dedicated",
+        kube_scheduler_replicas=2,
+        kube_scheduler_cluster_version="v1.23.17",
+        kube_scheduler_security_profile="seed",
+        kube_scheduler_image_ref="localhost:5001/team-a:v1.34.4@sha256:" + "a" * 64,
+        kube_scheduler_plugins={"score": {"disabled": [{"name": "NodeResourcesBalancedAllocation"}]}},
+        kube_scheduler_plugin_config=[{"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": "MostAllocated"}}}],
+        kube_scheduler_profiles_extra=[{"schedulerName": "team-a-batch"}],
+        kube_scheduler_tolerations=[{"key": "dedicated", "operator": "Equal", "value": "scheduling", "effect": "NoSchedule"}],
+        kube_scheduler_node_selector={"kubernetes.io/os": "linux"},
+        kube_scheduler_priority_class_name="system-cluster-critical",
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    return out
+
+
+def test_patch_mode_writes_one_valid_manifest_per_object(patch_mode):
+    assert sorted(p.name for p in patch_mode.glob("*.yaml")) == OBJECTS
+    output = validate(sorted(patch_mode.glob("*.yaml")))
+    assert output.count("passed") == len(OBJECTS)
+
+
+def test_patch_mode_manifests(patch_mode):
+    binding = load(patch_mode / "20-clusterrolebinding-kube-scheduler.yaml")
+    assert binding["roleRef"]["name"] == "system:kube-scheduler"
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "my-scheduler", "namespace": "kube-system"}]
+    assert load(patch_mode / "21-clusterrolebinding-volume-scheduler.yaml")["roleRef"]["name"] == "system:volume-scheduler"
+    reader = load(patch_mode / "30-rolebinding-extension-apiserver-authentication-reader.yaml")
+    assert reader["metadata"]["namespace"] == "kube-system"
+    assert reader["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "extension-apiserver-authentication-reader"}
+
+    configmap = load(patch_mode / "40-configmap.yaml")
+    text = configmap["data"]["my-scheduler-config.yaml"]
+    config = yaml.safe_load(text)
+    assert config["apiVersion"] == "kubescheduler.config.k8s.io/v1"
+    assert config["profiles"] == [{"schedulerName": "my-scheduler"}]
+    assert config["leaderElection"] == {
+        "leaderElect": True,
+        "leaseDuration": "15s",
+        "renewDeadline": "10s",
+        "retryPeriod": "2s",
+        "resourceLock": "leases",
+        "resourceName": "my-scheduler",
+        "resourceNamespace": "kube-system",
+    }
+    assert config["clientConnection"] == {"qps": 50, "burst": 100}
+    assert config["parallelism"] == 16
+    assert (patch_mode / "config" / "my-scheduler-config.yaml").read_text() == text
+
+    deployment = load(patch_mode / "50-deployment.yaml")
+    labels = deployment["metadata"]["labels"]
+    assert labels["component"] == "scheduler" and labels["tier"] == "control-plane"
+    assert labels["app.kubernetes.io/managed-by"] == "kubesched.scheduler"
+    assert labels["kubesched.io/scheduler-name"] == "my-scheduler"
+    pod = deployment["spec"]["template"]
+    assert pod["metadata"]["annotations"]["kubesched.io/config-checksum"] == hashlib.sha256(text.encode()).hexdigest()
+    assert "affinity" not in pod["spec"]
+    container = pod["spec"]["containers"][0]
+    assert container["name"] == "kube-second-scheduler"
+    assert container["image"] == "localhost:5001/my-scheduler:v1.34.4"
+    assert container["imagePullPolicy"] == "IfNotPresent"
+    assert container["command"] == ["kube-scheduler", "--config=/etc/kubernetes/my-scheduler/my-scheduler-config.yaml", "--v=2"]
+    for probe in (container["livenessProbe"], container["readinessProbe"]):
+        assert probe["httpGet"] == {"path": "/healthz", "port": 10259, "scheme": "HTTPS"}
+    assert container["resources"] == {"requests": {"cpu": "100m"}}
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert container["securityContext"]["runAsUser"] == 65532
+    assert container["securityContext"]["capabilities"] == {"drop": ["ALL"]}
+    assert pod["spec"]["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
+    assert container["volumeMounts"] == [{"name": "config-volume", "mountPath": "/etc/kubernetes/my-scheduler", "readOnly": True}]
+    assert pod["spec"]["volumes"] == [{"name": "config-volume", "configMap": {"name": "my-scheduler-config"}}]
+
+
+def test_patch_mode_writes_a_guarded_json_patch(patch_mode):
+    patch = load(patch_mode / "patches" / "clusterrole-system-kube-scheduler.yaml")
+    assert {"op": "test", "path": "/rules/2/resources", "value": ["leases"]} in patch
+    assert {"op": "add", "path": "/rules/2/resourceNames/-", "value": "my-scheduler"} in patch
+    assert not any("/rules/4" in op["path"] for op in patch)  # no endpoints rule since 1.28
+    assert {"op": "add", "path": "/metadata/annotations/kubesched.io~1added-lease-names", "value": '["my-scheduler"]'} in patch
+
+
+def test_dedicated_mode(dedicated_mode):
+    files = sorted(p.name for p in dedicated_mode.glob("*.yaml"))
+    assert files == sorted([*OBJECTS, "05-namespace.yaml", "15-clusterrole-dedicated.yaml"])
+    assert not (dedicated_mode / "patches").exists() or not any((dedicated_mode / "patches").iterdir())
+    validate(sorted(dedicated_mode.glob("*.yaml")))
+
+    role = load(dedicated_mode / "15-clusterrole-dedicated.yaml")
+    assert role["metadata"]["name"] == "team-a-scheduler-scheduler"
+    named = [rule for rule in role["rules"] if rule.get("resourceNames")]
+    lease = {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "resourceNames": ["team-a-scheduler"], "verbs": ["get", "list", "update", "watch"]}
+    assert named == [lease]
+    granted = {(group, resource) for rule in role["rules"] for group in rule["apiGroups"] for resource in rule["resources"]}
+    assert ("", "pods/binding") in granted and ("storage.k8s.io", "volumeattachments") in granted
+    assert ("resource.k8s.io", "resourceclaims/status") in granted
+    assert not any(resource == "endpoints" for _, resource in granted)
+    assert not any("*" in rule["verbs"] for rule in role["rules"])
+    binding = load(dedicated_mode / "20-clusterrolebinding-kube-scheduler.yaml")
+    assert binding["roleRef"]["name"] == "team-a-scheduler-scheduler"
+    assert binding["subjects"][0]["namespace"] == "scheduling"
+    assert load(dedicated_mode / "05-namespace.yaml")["metadata"]["name"] == "scheduling-locks"
+
+    config = yaml.safe_load(load(dedicated_mode / "40-configmap.yaml")["data"]["team-a-scheduler-config.yaml"])
+    assert config["apiVersion"] == "kubescheduler.config.k8s.io/v1beta3"
+    assert config["leaderElection"]["resourceNamespace"] == "scheduling-locks"
+    assert config["leaderElection"]["resourceName"] == "team-a-scheduler"
+    assert config["profiles"][0]["schedulerName"] == "team-a-scheduler"
+    assert config["profiles"][0]["plugins"] == {"score": {"disabled": [{"name": "NodeResourcesBalancedAllocation"}]}}
+    assert config["profiles"][0]["pluginConfig"][0]["name"] == "NodeResourcesFit"
+    assert config["profiles"][1] == {"schedulerName": "team-a-batch"}
+
+    pod = load(dedicated_mode / "50-deployment.yaml")["spec"]["template"]["spec"]
+    assert pod["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]["topologyKey"] == "kubernetes.io/hostname"
+    assert pod["containers"][0]["image"] == "localhost:5001/team-a:v1.34.4@sha256:" + "a" * 64
+    assert pod["containers"][0]["securityContext"] == {"privileged": False}
+    assert "securityContext" not in pod
+    assert pod["priorityClassName"] == "system-cluster-critical"
+    assert pod["nodeSelector"] == {"kubernetes.io/os": "linux"}
+    assert pod["tolerations"][0]["key"] == "dedicated"
+
+
+def test_config_change_changes_the_checksum(patch_mode, dedicated_mode):
+    first = load(patch_mode / "50-deployment.yaml")["spec"]["template"]["metadata"]["annotations"]
+    second = load(dedicated_mode / "50-deployment.yaml")["spec"]["template"]["metadata"]["annotations"]
+    assert first["kubesched.io/config-checksum"] != second["kubesched.io/config-checksum"]
+
+
+@pytest.mark.parametrize(
+    ("extra_vars", "message"),
+    [
+        ({"kube_scheduler_name": "default-scheduler"}, "kube_scheduler_name is 'default-scheduler'"),
+        ({"kube_scheduler_replicas": 2, "kube_scheduler_leader_elect": False}, "set kube_scheduler_leader_elect: true"),
+        ({"kube_scheduler_lock_name": "kube-scheduler"}, "kube_scheduler_lock_name is 'kube-scheduler'"),
+        ({"kube_scheduler_cluster_version": "1.21"}, "kube_scheduler_cluster_version is '1.21'"),
+    ],
+)
+def test_preflight_refuses_bad_input_before_writing(workdir, tmp_path, extra_vars, message):
+    out = tmp_path / "out"
+    result = run_playbook(workdir, out, **extra_vars)
+    assert result.returncode != 0
+    assert message in result.stdout
+    assert not list(out.glob("*.yaml"))
