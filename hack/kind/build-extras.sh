@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Builds the other binaries the cluster's images need, at the versions kubeadm $KUBE_VERSION
-# names: etcd and CoreDNS from the Go module proxy, and our own pause (hack/kind/pause).
+# names: etcd and CoreDNS from the Go module proxy, and our own pause (hack/kind/pause); plus
+# crictl of the same minor version, which `kind load` uses to see which nodes have an image.
 # Output: $KUBESCHED_CACHE/extras/<name>-<version>/<name>, skipped when already built.
 . "$(dirname "$0")/lib.sh"
 
 etcd_version=v$(kubeadm_image etcd | sed 's/.*://; s/-[0-9]*$//')
 coredns_version=$(kubeadm_image coredns | sed 's/.*://')
 pause_version=$(kubeadm_image pause | sed 's/.*://')
+crictl_version=$(basename "$(dirname "$(crictl_bin)")"); crictl_version=${crictl_version#crictl-}
 
 build() {  # build NAME VERSION KEY-FILE... -- COMMAND...
   local name=$1 version=$2; shift 2
@@ -36,6 +38,9 @@ coredns_build() {
   local v; v=$("$1/coredns" -version)
   grep -q "${coredns_version#v}" <<< "$v" || die "coredns reports '$v', not $coredns_version"
 }
+crictl_build() {
+  GOBIN=$1 go install -ldflags '-s -w' "sigs.k8s.io/cri-tools/cmd/crictl@$crictl_version"
+}
 pause_build() {
   (cd "$KIND_DIR/pause" && go build -ldflags "-s -w -X main.version=$pause_version" -o "$1/pause" .)
 }
@@ -43,3 +48,4 @@ pause_build() {
 build etcd "$etcd_version" "$KIND_DIR/build-extras.sh" -- etcd_build
 build coredns "$coredns_version" "$KIND_DIR/build-extras.sh" -- coredns_build
 build pause "$pause_version" "$KIND_DIR/pause/main.go" -- pause_build
+build crictl "$crictl_version" "$KIND_DIR/build-extras.sh" -- crictl_build

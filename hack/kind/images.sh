@@ -156,7 +156,7 @@ target_node() {
   mapfile -t images < <(kubeadm_images; echo "$CNI_IMAGE")
   local ids=()
   for img in "${images[@]}"; do ids+=("$(docker image inspect -f '{{.Id}}' "$img")"); done
-  k=$(key "$tar" "${files[@]}" "$bin/kubeadm" "$bin/kubelet" "$bin/kubectl" "${ids[@]}" \
+  k=$(key "$tar" "${files[@]}" "$bin/kubeadm" "$bin/kubelet" "$bin/kubectl" "$(crictl_bin)" "${ids[@]}" \
       "$REGISTRY_NAME" "$REGISTRY_PORT" "$KIND_DIR/images.sh:node-v1")
   image=kubesched.local/node:$KUBE_VERSION-$k
   if [ "$(image_key "$image")" = "$k" ]; then log "$image: cached"; echo "$image"; return 0; fi
@@ -190,6 +190,7 @@ target_node() {
   ln -sf /etc/systemd/system/kubelet.service "$root/etc/systemd/system/multi-user.target.wants/kubelet.service"
   ln -sf /usr/lib/systemd/systemd "$root/sbin/init"
   install -m 0755 "$bin/kubeadm" "$bin/kubelet" "$bin/kubectl" "$root/usr/bin/"
+  install -m 0755 "$(crictl_bin)" "$root/usr/local/bin/crictl"
   echo "$KUBE_VERSION" > "$root/kind/version"
   sed "s|@CNI_IMAGE@|$CNI_IMAGE|" "$KIND_DIR/node/default-cni.yaml" > "$root/kind/manifests/default-cni.yaml"
 
