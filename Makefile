@@ -47,7 +47,7 @@ cluster-down: ## delete the cluster and the registry (cached images stay)
 cluster-smoke: ## assert the platform's promises on the running cluster
 	$(KIND)/smoke-test.sh
 
-lint: $(VENV)/.done ## ansible-lint (production), yamllint, ruff
+lint: install ## ansible-lint (production), yamllint, ruff
 	$(VENV)/bin/yamllint -s .
 	$(VENV)/bin/ansible-lint --offline
 	$(VENV)/bin/ruff check plugins tests benchmarks hack

@@ -60,7 +60,8 @@ def table(variables):
         default = spec.get("default")
         shown = "" if default is None else f"`{yaml.safe_dump(default, default_flow_style=True).strip().removesuffix('...').strip()}`"
         choices = f" One of {', '.join(map(str, spec['choices']))}." if spec.get("choices") else ""
-        rows.append(f"| `{name}` | {', '.join(variables[name]['roles'])} | {spec.get('type', 'str')} | {shown} | {cell(spec.get('description', ''))}{choices} |")
+        roles = ", ".join(variables[name]["roles"])
+        rows.append(f"| `{name}` | {roles} | {spec.get('type', 'str')} | {shown} | {cell(spec.get('description', ''))}{choices} |")
     return "\n".join(rows)
 
 

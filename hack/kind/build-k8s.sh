@@ -32,7 +32,11 @@ go build -ldflags "$ldflags" -o "$out/" \
   k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kube-proxy
 log "kubernetes $KUBE_VERSION: built in $(( $(date +%s) - start ))s"
 for b in kubeadm kubelet kubectl kube-apiserver kube-controller-manager kube-scheduler kube-proxy; do
-  v=$("$out/$b" --version 2>/dev/null || "$out/$b" version -o short 2>/dev/null || "$out/$b" version --client 2>/dev/null | head -1)
+  case $b in
+    kubeadm) v=$("$out/$b" version -o short) ;;
+    kubectl) v=$("$out/$b" version --client) ;;
+    *) v=$("$out/$b" --version) ;;
+  esac
   case "$v" in *"$KUBE_VERSION"*) ;; *) die "$b reports '$v', expected $KUBE_VERSION" ;; esac
 done
 echo "$want" > "$out/.key"
