@@ -12,7 +12,7 @@ kubectl_() { "$KUBESCHED_BIN/kubectl" --context "$CONTEXT" "$@"; }
 coredns_local_only() {
   if kubectl_ -n kube-system get configmap coredns -o jsonpath='{.data.Corefile}' | grep -qE '^\s*forward\b'; then
     log "CoreDNS: answering for the cluster only (coredns-configmap.yaml)"
-    kubectl_ apply -f "$KIND_DIR/coredns-configmap.yaml" >/dev/null
+    kubectl_ replace -f "$KIND_DIR/coredns-configmap.yaml" >/dev/null
     kubectl_ -n kube-system rollout restart deployment coredns >/dev/null
   fi
 }
