@@ -64,6 +64,9 @@ up() {
     if [ "$running" != "$node_image" ]; then
       log "cluster $CLUSTER_NAME runs $running, not $node_image: recreating it"
       kind delete cluster --name "$CLUSTER_NAME"
+    elif ! healthy; then
+      log "cluster $CLUSTER_NAME exists but is not healthy (stopped nodes, or Docker restarted under it): recreating it"
+      kind delete cluster --name "$CLUSTER_NAME"
     else
       log "cluster $CLUSTER_NAME is up (node image $node_image)"
     fi
@@ -96,6 +99,16 @@ YAML
   [ "$KIND_NODE_SOURCE" = offline ] && coredns_local_only
   wait_ready
   status
+}
+
+# healthy: every node container runs, the API server answers and every node turns Ready in time.
+healthy() {
+  local node
+  for node in $(kind get nodes --name "$CLUSTER_NAME" 2>/dev/null); do
+    [ "$(docker inspect -f '{{.State.Running}}' "$node" 2>/dev/null)" = true ] || docker start "$node" >/dev/null 2>&1 || return 1
+  done
+  for _ in $(seq 60); do kubectl_ get --raw /readyz >/dev/null 2>&1 && break; sleep 2; done
+  kubectl_ wait --for=condition=Ready nodes --all --timeout=120s >/dev/null 2>&1
 }
 
 wait_ready() {
