@@ -101,14 +101,20 @@ YAML
   status
 }
 
-# healthy: every node container runs, the API server answers and every node turns Ready in time.
+# healthy: every node container runs with the address it was set up with (a Docker restart may
+# hand the nodes each other's addresses), the API server answers, every node and kube-system pod
+# turns Ready.
 healthy() {
-  local node
+  local node ip flags
   for node in $(kind get nodes --name "$CLUSTER_NAME" 2>/dev/null); do
     [ "$(docker inspect -f '{{.State.Running}}' "$node" 2>/dev/null)" = true ] || docker start "$node" >/dev/null 2>&1 || return 1
+    ip=$(docker inspect -f '{{with index .NetworkSettings.Networks "kind"}}{{.IPAddress}}{{end}}' "$node")
+    flags=$(docker exec "$node" cat /var/lib/kubelet/kubeadm-flags.env 2>/dev/null) || return 1
+    grep -q -- "--node-ip=$ip\b" <<< "$flags" || { log "$node now has address $ip, not the one it was set up with"; return 1; }
   done
   for _ in $(seq 60); do kubectl_ get --raw /readyz >/dev/null 2>&1 && break; sleep 2; done
-  kubectl_ wait --for=condition=Ready nodes --all --timeout=120s >/dev/null 2>&1
+  kubectl_ wait --for=condition=Ready nodes --all --timeout=120s >/dev/null 2>&1 &&
+  kubectl_ -n kube-system wait --for=condition=Ready pods --all --timeout=120s >/dev/null 2>&1
 }
 
 wait_ready() {
