@@ -24,12 +24,17 @@ start_dockerd() {
   if docker info >/dev/null 2>&1; then return 0; fi
   if [ -d /run/systemd/system ]; then
     systemctl start docker
-  else
-    log "starting dockerd (log: /var/log/kubesched/dockerd.log)"
-    mkdir -p /var/log/kubesched
-    nohup dockerd >>/var/log/kubesched/dockerd.log 2>&1 &
   fi
-  for _ in $(seq 60); do docker info >/dev/null 2>&1 && return 0; sleep 1; done
+  mkdir -p /var/log/kubesched
+  # A dockerd that is still shutting down holds its pid file: wait for it, then start ours.
+  for _ in $(seq 90); do
+    docker info >/dev/null 2>&1 && return 0
+    if ! pgrep -x dockerd >/dev/null; then
+      log "starting dockerd (log: /var/log/kubesched/dockerd.log)"
+      nohup dockerd >>/var/log/kubesched/dockerd.log 2>&1 &
+    fi
+    sleep 1
+  done
   die "dockerd did not start; see /var/log/kubesched/dockerd.log"
 }
 stop_dockerd() {
