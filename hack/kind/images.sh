@@ -17,7 +17,7 @@ export DOCKER_BUILDKIT=0  # the legacy builder needs no buildx and no network fo
 # rootfs NAME PACKAGES: a debootstrapped Debian tree as a tarball, cached by suite and package list.
 rootfs() {
   local name=$1 packages=$2 k tar tmp
-  k=$(key "$DEBIAN_SUITE" "$packages" "$KIND_DIR/images.sh:rootfs-v1")
+  k=$(key "$DEBIAN_SUITE" "$packages" "recipe:rootfs-v1")
   tar=$ROOTFS_DIR/$name-$DEBIAN_SUITE-$k.tar
   if [ ! -s "$tar" ]; then
     mkdir -p "$ROOTFS_DIR"
@@ -60,7 +60,7 @@ tools_image() {  # the Debian base the kube-proxy, cni and registry images share
 
 target_busybox() {
   local k ctx
-  k=$(key busybox /bin/busybox "$KIND_DIR/images.sh:busybox-v1")
+  k=$(key busybox /bin/busybox "recipe:busybox-v1")
   [ "$(image_key busybox:latest)" = "$k" ] && { log "busybox:latest: cached"; return 0; }
   [ -x /bin/busybox ] || die "/bin/busybox is missing: apt-get install busybox-static"
   ctx=$(mktemp -d)
@@ -80,7 +80,7 @@ target_busybox() {
 static_image() {
   local image=$1 bin=$2 entry=${3:-} k ctx name
   name=$(basename "$bin")
-  k=$(key "$image" "$bin" "$entry" "$KIND_DIR/images.sh:static-v1")
+  k=$(key "$image" "$bin" "$entry" "recipe:static-v1")
   [ "$(image_key "$image")" = "$k" ] && { log "$image: cached"; return 0; }
   ctx=$(mktemp -d)
   cp "$bin" "$ctx/$name"
@@ -106,7 +106,7 @@ target_components() {
       */kube-proxy:*)
         tools_image
         local k ctx
-        k=$(key "$img" "$bin/kube-proxy" "$TOOLS_IMAGE" "$KIND_DIR/images.sh:proxy-v1")
+        k=$(key "$img" "$bin/kube-proxy" "$TOOLS_IMAGE" "recipe:proxy-v1")
         ctx=$(mktemp -d); cp "$bin/kube-proxy" "$ctx/"
         printf 'FROM %s\nCOPY kube-proxy /usr/local/bin/kube-proxy\n' "$TOOLS_IMAGE" > "$ctx/Dockerfile"
         build_context "$img" "$k" "$ctx"; rm -rf "$ctx" ;;
@@ -157,7 +157,7 @@ target_node() {
   local ids=()
   for img in "${images[@]}"; do ids+=("$(docker image inspect -f '{{.Id}}' "$img")"); done
   k=$(key "$tar" "${files[@]}" "$bin/kubeadm" "$bin/kubelet" "$bin/kubectl" "$(crictl_bin)" "${ids[@]}" \
-      "$REGISTRY_NAME" "$REGISTRY_PORT" "$KIND_DIR/images.sh:node-v1")
+      "$REGISTRY_NAME" "$REGISTRY_PORT" "recipe:node-v1")
   image=kubesched.local/node:$KUBE_VERSION-$k
   if [ "$(image_key "$image")" = "$k" ]; then log "$image: cached"; echo "$image"; return 0; fi
 
