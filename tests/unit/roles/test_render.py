@@ -193,7 +193,7 @@ def test_dedicated_mode(dedicated_mode):
     granted = {(group, resource) for rule in role["rules"] for group in rule["apiGroups"] for resource in rule["resources"]}
     assert ("", "pods/binding") in granted and ("storage.k8s.io", "volumeattachments") in granted
     assert ("resource.k8s.io", "resourceclaims/status") in granted
-    assert not any(resource == "endpoints" for _, resource in granted)
+    assert not any(resource == "endpoints" for dummy, resource in granted)
     assert not any("*" in rule["verbs"] for rule in role["rules"])
     binding = load(dedicated_mode / "20-clusterrolebinding-kube-scheduler.yaml")
     assert binding["roleRef"]["name"] == "team-a-scheduler-scheduler"

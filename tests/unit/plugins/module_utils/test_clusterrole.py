@@ -84,7 +84,7 @@ def test_input_is_not_modified(role):
 
 
 def test_present_twice_is_unchanged(role):
-    once, _, added = compute_patch(role["rules"], "my-scheduler", "present")
+    once, dummy, added = compute_patch(role["rules"], "my-scheduler", "present")
     twice, changed, added_again = compute_patch(once, "my-scheduler", "present", added)
     assert changed is False
     assert twice == once
@@ -93,7 +93,7 @@ def test_present_twice_is_unchanged(role):
 
 
 def test_absent_restores_the_rules(role):
-    patched, _, added = compute_patch(role["rules"], "my-scheduler", "present")
+    patched, dummy, added = compute_patch(role["rules"], "my-scheduler", "present")
     restored, changed, record = compute_patch(patched, "my-scheduler", "absent", added)
     assert changed is True
     assert restored == role["rules"]
@@ -101,8 +101,8 @@ def test_absent_restores_the_rules(role):
 
 
 def test_absent_twice_is_unchanged(role):
-    patched, _, added = compute_patch(role["rules"], "my-scheduler", "present")
-    restored, _, record = compute_patch(patched, "my-scheduler", "absent", added)
+    patched, dummy, added = compute_patch(role["rules"], "my-scheduler", "present")
+    restored, dummy, record = compute_patch(patched, "my-scheduler", "absent", added)
     again, changed, record_again = compute_patch(restored, "my-scheduler", "absent", record)
     assert changed is False
     assert again == role["rules"]
@@ -110,25 +110,25 @@ def test_absent_twice_is_unchanged(role):
 
 
 def test_a_name_that_was_there_before_is_never_removed(role):
-    rules, _, _ = compute_patch(role["rules"], "hand-made", "present")  # as if added by kubectl edit
+    rules, dummy, dummy1 = compute_patch(role["rules"], "hand-made", "present")  # as if added by kubectl edit
     after, changed, added = compute_patch(rules, "hand-made", "present", NOTHING)
     assert changed is False
     assert added == NOTHING
-    kept, changed, _ = compute_patch(after, "hand-made", "absent", added)
+    kept, changed, dummy = compute_patch(after, "hand-made", "absent", added)
     assert changed is False
     assert "hand-made" in lease_rule(kept)["resourceNames"]
 
 
 def test_the_default_schedulers_own_name_is_never_recorded(role):
     # present never records a name that was already there, so absent can never take kube-scheduler away.
-    _, changed, added = compute_patch(role["rules"], "kube-scheduler", "present")
+    dummy, changed, added = compute_patch(role["rules"], "kube-scheduler", "present")
     assert changed is False
     assert added == NOTHING
 
 
 def test_two_schedulers_share_the_rule(role):
-    rules, _, added = compute_patch(role["rules"], "sched-a", "present")
-    rules, _, added = compute_patch(rules, "sched-b", "present", added)
+    rules, dummy, added = compute_patch(role["rules"], "sched-a", "present")
+    rules, dummy, added = compute_patch(rules, "sched-b", "present", added)
     assert lease_rule(rules)["resourceNames"] == ["kube-scheduler", "sched-a", "sched-b"]
     assert added["leases"] == ["sched-a", "sched-b"]
     rules, changed, added = compute_patch(rules, "sched-a", "absent", added)
@@ -138,8 +138,8 @@ def test_two_schedulers_share_the_rule(role):
 
 
 def test_absent_after_a_hand_removal_only_updates_the_record(role):
-    patched, _, added = compute_patch(role["rules"], "my-scheduler", "present")
-    by_hand, _, _ = compute_patch(patched, "my-scheduler", "absent", added)
+    patched, dummy, added = compute_patch(role["rules"], "my-scheduler", "present")
+    by_hand, dummy, dummy1 = compute_patch(patched, "my-scheduler", "absent", added)
     rules, changed, record = compute_patch(by_hand, "my-scheduler", "absent", added)
     assert changed is True
     assert rules == role["rules"]
@@ -148,7 +148,7 @@ def test_absent_after_a_hand_removal_only_updates_the_record(role):
 
 def test_accepts_the_annotations_themselves():
     role = load("1.34")
-    rules, _, added = compute_patch(role["rules"], "my-scheduler", "present")
+    rules, dummy, added = compute_patch(role["rules"], "my-scheduler", "present")
     annotations = render_added(role["metadata"]["annotations"], added)
     assert annotations[ANNOTATIONS["leases"]] == '["my-scheduler"]'
     assert ANNOTATIONS["endpoints"] not in annotations
@@ -175,7 +175,7 @@ def test_rules_of_other_groups_or_kinds_are_ignored():
         {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "resourceNames": ["kube-scheduler"], "verbs": ["get", "update"]},
         {"nonResourceURLs": ["/healthz"], "verbs": ["get"]},
     ]
-    new_rules, changed, _ = compute_patch(rules, "my-scheduler", "present")
+    new_rules, changed, dummy = compute_patch(rules, "my-scheduler", "present")
     assert changed is True
     assert new_rules[:2] == rules[:2]
     assert new_rules[2]["resourceNames"] == ["kube-scheduler", "my-scheduler"]
