@@ -8,6 +8,7 @@
 #   rootfs      the debootstrapped Debian trees the images start from
 #   node        the kind node image: Debian + systemd + containerd + kubelet, every image preloaded
 # usage: images.sh TARGET...   (all = every target, in order)
+# A recipe's key carries a "recipe:NAME-vN" salt: bump it when a recipe changes what it builds.
 . "$(dirname "$0")/lib.sh"
 
 LABEL=io.kubesched.key
@@ -216,6 +217,9 @@ target_node() {
     --change 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]' --change 'CMD []' "$ctr" "$image" >/dev/null
   docker rm -f "$ctr" >/dev/null
   docker rmi "$base" >/dev/null
+  # Older node images go, except those a cluster still runs on (docker refuses to remove those).
+  docker images kubesched.local/node --format '{{.Repository}}:{{.Tag}}' | grep -vxF "$image" \
+    | xargs -r docker rmi >/dev/null 2>&1 || true
   log "node image $image: done"
   echo "$image"
 }
