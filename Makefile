@@ -50,7 +50,7 @@ cluster-smoke: ## assert the platform's promises on the running cluster
 lint: install ## ansible-lint (production), yamllint, ruff
 	$(VENV)/bin/yamllint -s .
 	$(VENV)/bin/ansible-lint --offline
-	$(VENV)/bin/ruff check plugins tests benchmarks hack
+	$(VENV)/bin/ruff check plugins tests benchmarks hack molecule examples
 	hack/check-docs.py
 
 ANSIBLE_TEST_PIP := $(HOME)/.ansible/test/cache/get_pip_24_2.py
