@@ -65,8 +65,11 @@ sanity: install $(ANSIBLE_TEST_PIP) ## ansible-test sanity on the installed coll
 units: install ## unit tests (pytest) on the installed collection
 	cd $(INSTALLED) && PYTHONPATH=$(COLLECTIONS) $(abspath $(PY)) -m pytest -q tests/unit
 
-molecule: install cluster ## every molecule scenario on the kind cluster
-	for s in $(MOLECULE_SCENARIOS); do $(VENV)/bin/molecule test -s $$s || exit 1; done
+molecule: install cluster ## every molecule scenario on the kind cluster (stale state of an interrupted run is reset first)
+	for s in $(MOLECULE_SCENARIOS); do \
+	  $(VENV)/bin/molecule reset -s $$s >/dev/null 2>&1; \
+	  $(VENV)/bin/molecule test -s $$s || exit 1; \
+	done
 
 test: deps lint sanity units cluster cluster-smoke molecule ## everything: lint, sanity, units, the cluster smoke test and molecule
 
