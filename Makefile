@@ -9,7 +9,9 @@ COLLECTION_VERSION := $(shell sed -n 's/^version: *//p' galaxy.yml)
 TARBALL := $(BUILD)/kubesched-scheduler-$(COLLECTION_VERSION).tar.gz
 COLLECTIONS := $(abspath $(BUILD)/collections)
 INSTALLED := $(COLLECTIONS)/ansible_collections/kubesched/scheduler
-export ANSIBLE_COLLECTIONS_PATH := $(COLLECTIONS):$(abspath $(VENV))/lib/python3.11/site-packages
+# The Python of .venv (>= 3.12, for ansible-core 2.21): hack/find-python.sh picks it, PYTHON=... overrides.
+VENV_SITE = $(firstword $(wildcard $(abspath $(VENV))/lib/python3.*/site-packages))
+export ANSIBLE_COLLECTIONS_PATH = $(COLLECTIONS):$(VENV_SITE)
 export MOLECULE_GLOB := molecule/*/molecule.yml
 export PATH := $(abspath $(VENV))/bin:/usr/local/bin:$(PATH)
 export ANSIBLE_FORCE_COLOR ?= 0
@@ -21,10 +23,11 @@ KIND := hack/kind
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
 
-$(VENV)/.done: requirements.txt constraints.txt
-	python3 -m venv $(VENV)
+$(VENV)/.done: requirements-dev.txt requirements.txt constraints.txt hack/find-python.sh
+	rm -rf $(VENV)
+	"$$(hack/find-python.sh)" -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q -r requirements.txt -c constraints.txt
+	$(VENV)/bin/pip install -q -r requirements-dev.txt -r requirements.txt -c constraints.txt
 	touch $@
 
 deps: $(VENV)/.done install ## .venv with the pinned tools, and the collection installed from its tarball

@@ -40,6 +40,11 @@ kind_config() {  # kind_config FILE
     if [ "$KIND_NODE_SOURCE" = stock ]; then
       printf 'containerdConfigPatches:\n  - |-\n    [plugins."io.containerd.grpc.v1.cri".registry]\n      config_path = "/etc/containerd/certs.d"\n'
     fi
+    # Kubelet 1.35+ refuses a cgroup v1 host unless told otherwise (KEP-5573); kind skips the
+    # kubeadm preflight that would refuse it too.
+    if [ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ]; then
+      printf 'kubeadmConfigPatches:\n  - |\n    kind: KubeletConfiguration\n    failCgroupV1: false\n'
+    fi
     echo "networking:"
     echo "  kubeProxyMode: iptables"
   } > "$1"

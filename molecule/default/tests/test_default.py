@@ -10,7 +10,7 @@ import yaml
 BINARY = "/var/tmp/kubesched/src/my-scheduler/_output/local/bin/linux/amd64/kube-scheduler"  # noqa: S108
 REGISTRY = "localhost:5001"
 IMAGE = f"{REGISTRY}/my-scheduler"
-TAG = "v1.34.4"
+TAG = "v1.37.2"
 
 
 def test_binary_is_built_and_executable(host):

@@ -102,7 +102,7 @@ def dedicated_mode(workdir):
         kube_scheduler_replicas=2,
         kube_scheduler_cluster_version="v1.23.17",
         kube_scheduler_security_profile="seed",
-        kube_scheduler_image_ref="localhost:5001/team-a:v1.34.4@sha256:" + "a" * 64,
+        kube_scheduler_image_ref="localhost:5001/team-a:v1.37.2@sha256:" + "a" * 64,
         kube_scheduler_plugins={"score": {"disabled": [{"name": "NodeResourcesBalancedAllocation"}]}},
         kube_scheduler_plugin_config=[{"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": "MostAllocated"}}}],
         kube_scheduler_profiles_extra=[{"schedulerName": "team-a-batch"}],
@@ -157,7 +157,7 @@ def test_patch_mode_manifests(patch_mode):
     assert "affinity" not in pod["spec"]
     container = pod["spec"]["containers"][0]
     assert container["name"] == "kube-second-scheduler"
-    assert container["image"] == "localhost:5001/my-scheduler:v1.34.4"
+    assert container["image"] == "localhost:5001/my-scheduler:v1.37.2"
     assert container["imagePullPolicy"] == "IfNotPresent"
     assert container["command"] == ["kube-scheduler", "--config=/etc/kubernetes/my-scheduler/my-scheduler-config.yaml", "--v=2"]
     for probe in (container["livenessProbe"], container["readinessProbe"]):
@@ -211,7 +211,7 @@ def test_dedicated_mode(dedicated_mode):
 
     pod = load(dedicated_mode / "50-deployment.yaml")["spec"]["template"]["spec"]
     assert pod["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]["topologyKey"] == "kubernetes.io/hostname"
-    assert pod["containers"][0]["image"] == "localhost:5001/team-a:v1.34.4@sha256:" + "a" * 64
+    assert pod["containers"][0]["image"] == "localhost:5001/team-a:v1.37.2@sha256:" + "a" * 64
     assert pod["containers"][0]["securityContext"] == {"privileged": False}
     assert "securityContext" not in pod
     assert pod["priorityClassName"] == "system-cluster-critical"
