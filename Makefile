@@ -18,6 +18,9 @@ export ANSIBLE_FORCE_COLOR ?= 0
 MOLECULE_SCENARIOS ?= default leader_election
 KIND := hack/kind
 
+# More targets, one file per subject (packaging and docs, benchmarks, ...).
+-include mk/*.mk
+
 .PHONY: help deps build install cluster cluster-down cluster-smoke lint sanity units molecule test demo clean
 
 help: ## list the targets
