@@ -17,11 +17,14 @@ export PATH := $(abspath $(VENV))/bin:/usr/local/bin:$(PATH)
 export ANSIBLE_FORCE_COLOR ?= 0
 MOLECULE_SCENARIOS ?= default leader_election
 KIND := hack/kind
+KUBE_VERSION ?= $(shell . $(KIND)/versions.env && echo $$DEFAULT_KUBE_VERSION)
+MATRIX_KUBE_VERSIONS ?= $(shell . $(KIND)/versions.env && echo $$MATRIX_KUBE_VERSIONS)
+OLDEST_KUBE_VERSION := $(firstword $(MATRIX_KUBE_VERSIONS))
 
 # More targets, one file per subject (packaging and docs, benchmarks, ...).
 -include mk/*.mk
 
-.PHONY: help deps build install cluster cluster-down cluster-smoke lint sanity units molecule test demo clean
+.PHONY: help deps build install cluster cluster-down cluster-smoke lint sanity units molecule test compact test-matrix demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -45,7 +48,7 @@ install: build ## install the tarball into build/collections (offline: dependenc
 	@echo "installed kubesched.scheduler $(COLLECTION_VERSION) in $(COLLECTIONS)"
 
 cluster: ## the offline kind cluster `kubesched` and the registry localhost:5001 (cached builds)
-	$(KIND)/cluster.sh up
+	KUBE_VERSION=$(KUBE_VERSION) $(KIND)/cluster.sh up
 
 cluster-down: ## delete the cluster and the registry (cached images stay)
 	$(KIND)/cluster.sh down
@@ -59,17 +62,33 @@ lint: install ## ansible-lint (production), yamllint, ruff
 	$(VENV)/bin/ruff check plugins tests benchmarks hack molecule examples
 	hack/check-docs.py
 
-ANSIBLE_TEST_PIP := $(HOME)/.ansible/test/cache/get_pip_24_2.py
+# ansible-test and pytest of one venv on the installed collection: $(call sanity_in,VENV) / $(call units_in,VENV)
+sanity_in = hack/ansible-test-pip.sh $(1)/bin/python && cd $(INSTALLED) && git init -q && git add -A && \
+	  $(abspath $(1))/bin/ansible-test sanity --local --python $$($(1)/bin/python -c 'import sys; print("%d.%d" % sys.version_info[:2])') --color no
+units_in = cd $(INSTALLED) && PYTHONPATH=$(COLLECTIONS) $(abspath $(1))/bin/python -m pytest -q -p no:cacheprovider tests/unit
 
-$(ANSIBLE_TEST_PIP): hack/get-pip-offline.py
-	install -D -m 0644 $< $@
-
-sanity: install $(ANSIBLE_TEST_PIP) ## ansible-test sanity on the installed collection (ansible-test lists files with git)
-	cd $(INSTALLED) && git init -q && git add -A && \
-	  $(abspath $(VENV))/bin/ansible-test sanity --local --python 3.11 --color no
+sanity: install ## ansible-test sanity on the installed collection (ansible-test lists files with git)
+	$(call sanity_in,$(VENV))
 
 units: install ## unit tests (pytest) on the installed collection
-	cd $(INSTALLED) && PYTHONPATH=$(COLLECTIONS) $(abspath $(PY)) -m pytest -q tests/unit
+	$(call units_in,$(VENV))
+
+# Each maintained ansible-core line in a venv of its own (.venv-core-2.19, ...), for sanity and units.
+CORE_PINS := 2.19.14 2.20.10 2.21.5
+CORE_VENVS := $(foreach v,$(CORE_PINS),.venv-core-$(basename $(v)))
+.venv-core-%/.done: requirements.txt constraints.txt hack/find-python.sh
+	rm -rf $(@D)
+	"$$(hack/find-python.sh)" -m venv $(@D)
+	$(@D)/bin/pip install -q --upgrade pip
+	$(@D)/bin/pip install -q "ansible-core==$(filter $*.%,$(CORE_PINS))" -r requirements.txt pytest pyyaml kubernetes-validate \
+	  -c <(grep -vE "^ansible(-core)?==" constraints.txt)
+	touch $@
+
+units-core-lines: install $(addsuffix /.done,$(CORE_VENVS)) ## unit tests on every maintained ansible-core line
+	for v in $(CORE_VENVS); do echo "== units on $$($$v/bin/ansible --version | head -1)"; ( $(call units_in,$$v) ) || exit 1; done
+
+sanity-core-lines: install $(addsuffix /.done,$(CORE_VENVS)) ## ansible-test sanity on every maintained ansible-core line
+	for v in $(CORE_VENVS); do echo "== sanity on $$($$v/bin/ansible --version | head -1)"; ( $(call sanity_in,$$v) ) || exit 1; done
 
 molecule: install cluster ## every molecule scenario on the kind cluster (stale state of an interrupted run is reset first)
 	for s in $(MOLECULE_SCENARIOS); do \
@@ -78,6 +97,17 @@ molecule: install cluster ## every molecule scenario on the kind cluster (stale 
 	done
 
 test: deps lint sanity units cluster cluster-smoke molecule ## everything: lint, sanity, units, the cluster smoke test and molecule
+
+# The compact end-to-end scenario (molecule/compact) on one Kubernetes version, on that version's
+# own kind cluster: make compact KUBE_VERSION=v1.35.4
+compact: install ## the compact scenario (source → image → deploy → placement → uninstall) on KUBE_VERSION's cluster
+	KUBE_VERSION=$(KUBE_VERSION) $(KIND)/cluster.sh up
+	$(VENV)/bin/molecule reset -s compact >/dev/null 2>&1 || true
+	KUBESCHED_KUBE_VERSION=$(KUBE_VERSION) KUBESCHED_CONTEXT=$$(KUBE_VERSION=$(KUBE_VERSION) $(KIND)/cluster.sh context) \
+	  $(VENV)/bin/molecule test -s compact
+
+test-matrix: install ## the compact scenario on every maintained minor (MATRIX_KUBE_VERSIONS in hack/kind/versions.env)
+	for v in $(MATRIX_KUBE_VERSIONS); do $(MAKE) --no-print-directory compact KUBE_VERSION=$$v || exit 1; done
 
 demo: deps cluster ## build, push, deploy the second scheduler on the kind cluster and show pod placement
 	hack/demo.sh

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# cluster.sh up|down|status — the kind cluster $CLUSTER_NAME (1 control-plane + $CLUSTER_WORKERS
-# workers) and the local registry (localhost:$REGISTRY_PORT on the host, the same name on the nodes).
+# cluster.sh up|down|status|context — the kind cluster $CLUSTER_NAME of Kubernetes $KUBE_VERSION
+# (1 control-plane + $CLUSTER_WORKERS workers) and the local registry (localhost:$REGISTRY_PORT on
+# the host, the same name on the nodes). `context` prints the cluster's kubectl context.
 . "$(dirname "$0")/lib.sh"
 
 KUBECONFIG_PATH=${KUBECONFIG:-$HOME/.kube/config}
@@ -58,7 +59,10 @@ up() {
     "$KIND_DIR/build-extras.sh"
     "$KIND_DIR/images.sh" busybox registry
     node_image=$("$KIND_DIR/images.sh" node | tail -1)
-    install -m 0755 "$(k8s_bin_dir)/kubectl" "$KUBESCHED_BIN/kubectl"
+    # The shell's kubectl is the default version's; another version's cluster keeps it.
+    if [ "$KUBE_VERSION" = "$DEFAULT_KUBE_VERSION" ] || [ ! -x "$KUBESCHED_BIN/kubectl" ]; then
+      install -m 0755 "$(k8s_bin_dir)/kubectl" "$KUBESCHED_BIN/kubectl"
+    fi
   else
     node_image=kindest/node:$KUBE_VERSION
   fi
@@ -143,6 +147,10 @@ status() {
 
 down() {
   kind delete cluster --name "$CLUSTER_NAME" 2>/dev/null || true
+  # The registry serves every version's cluster: it goes with the last of them.
+  if kind get clusters 2>/dev/null | grep -qE '^kubesched(-[0-9]+-[0-9]+)?$'; then
+    log "cluster $CLUSTER_NAME removed; registry $REGISTRY_NAME kept for the other clusters"; return
+  fi
   docker rm -f "$REGISTRY_NAME" >/dev/null 2>&1 || true
   docker volume rm kubesched-registry-data >/dev/null 2>&1 || true
   log "cluster $CLUSTER_NAME and registry $REGISTRY_NAME removed; cached images and builds stay in $KUBESCHED_CACHE and docker"
@@ -152,5 +160,6 @@ case "${1:-}" in
   up) up ;;
   down) down ;;
   status) status ;;
-  *) die "usage: cluster.sh up|down|status" ;;
+  context) echo "$CONTEXT" ;;
+  *) die "usage: cluster.sh up|down|status|context" ;;
 esac

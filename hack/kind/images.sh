@@ -155,6 +155,12 @@ target_node() {
   files=("$KIND_DIR"/node/*)
   local images=()
   mapfile -t images < <(kubeadm_images; echo "$CNI_IMAGE")
+  # The pods of the verify playbook and of the tests run TEST_POD_IMAGE on every version's nodes.
+  if ! printf '%s\n' "${images[@]}" | grep -qxF "$TEST_POD_IMAGE"; then
+    local pause; pause=$(kubeadm_image pause)
+    static_image "$TEST_POD_IMAGE" "$KUBESCHED_CACHE/extras/pause-${pause##*:}/pause" /usr/local/bin/pause >&2
+    images+=("$TEST_POD_IMAGE")
+  fi
   local ids=()
   for img in "${images[@]}"; do ids+=("$(docker image inspect -f '{{.Id}}' "$img")"); done
   k=$(key "$tar" "${files[@]}" "$bin/kubeadm" "$bin/kubelet" "$bin/kubectl" "$(crictl_bin)" "${ids[@]}" \
@@ -217,8 +223,9 @@ target_node() {
     --change 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]' --change 'CMD []' "$ctr" "$image" >/dev/null
   docker rm -f "$ctr" >/dev/null
   docker rmi "$base" >/dev/null
-  # Older node images go, except those a cluster still runs on (docker refuses to remove those).
-  docker images kubesched.local/node --format '{{.Repository}}:{{.Tag}}' | grep -vxF "$image" \
+  # Older node images of this version go, except those a cluster still runs on (docker refuses to
+  # remove those); other versions' stay, so switching back is warm.
+  docker images kubesched.local/node --format '{{.Repository}}:{{.Tag}}' | grep -F ":$KUBE_VERSION-" | grep -vxF "$image" \
     | xargs -r docker rmi >/dev/null 2>&1 || true
   log "node image $image: done"
   echo "$image"

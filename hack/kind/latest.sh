@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
-# Prints the newest Kubernetes 1.34 patch and kind release the Go module proxy serves, next to
-# what versions.env pins.
+# Prints, next to what versions.env pins, the newest patch of each maintained Kubernetes minor (the
+# three newest minors with a release) and the newest kind release that the Go module proxy serves.
+# Exits 1 when a pin is behind, so a scheduled job can say so.
 . "$(dirname "$0")/lib.sh"
 cd "$(mktemp -d)"
-minor=$(sed -E 's/^v1\.([0-9]+)\..*/\1/' <<< "$KUBE_VERSION")
-newest_kube=$(go list -m -versions k8s.io/kubernetes | tr ' ' '\n' | grep -E "^v1\.$minor\.[0-9]+$" | sort -V | tail -1)
-newest_kind=$(go list -m -versions sigs.k8s.io/kind | tr ' ' '\n' | grep -E '^v[0-9]+\.[0-9]+\.[0-9]+$' | sort -V | tail -1)
-echo "kubernetes 1.$minor: pinned $KUBE_VERSION, newest $newest_kube"
+stable() { go list -m -versions "$1" | tr ' ' '\n' | grep -E '^v[0-9]+\.[0-9]+\.[0-9]+$' | sort -V; }
+kube=$(stable k8s.io/kubernetes)
+minors=$(sed -E 's/^(v[0-9]+\.[0-9]+)\..*/\1/' <<< "$kube" | uniq | tail -3)
+behind=0
+for m in $minors; do
+  newest=$(grep -F "$m." <<< "$kube" | tail -1)
+  pinned=$(tr ' ' '\n' <<< "$MATRIX_KUBE_VERSIONS" | grep -F "$m." || echo none)
+  [ "$pinned" = "$newest" ] || behind=1
+  echo "kubernetes ${m#v}: matrix $pinned, newest $newest"
+done
+newest=$(tail -1 <<< "$kube")
+[ "$DEFAULT_KUBE_VERSION" = "$newest" ] || behind=1
+echo "kubernetes default: pinned $DEFAULT_KUBE_VERSION, newest $newest"
+newest_kind=$(stable sigs.k8s.io/kind | tail -1)
+[ "$KIND_VERSION" = "$newest_kind" ] || behind=1
 echo "kind: pinned $KIND_VERSION, newest $newest_kind"
+exit $behind

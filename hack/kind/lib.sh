@@ -10,8 +10,15 @@ KIND_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KUBESCHED_CACHE=${KUBESCHED_CACHE:-/var/cache/kubesched}
 # Where kind, kubectl and the other tools are installed for the shell to find.
 KUBESCHED_BIN=${KUBESCHED_BIN:-/usr/local/bin}
-CLUSTER_NAME=${CLUSTER_NAME:-kubesched}
-CLUSTER_WORKERS=${CLUSTER_WORKERS:-2}
+# The default version's cluster is `kubesched`; another version gets a cluster of its own beside
+# it (kubesched-1-35 for v1.35.x), so switching versions never recreates the other's.
+default_cluster_name() {
+  if [ "$KUBE_VERSION" = "$DEFAULT_KUBE_VERSION" ]; then echo kubesched
+  else echo "kubesched-$(sed -E 's/^v([0-9]+)\.([0-9]+)\..*/\1-\2/' <<< "$KUBE_VERSION")"; fi
+}
+CLUSTER_NAME=${CLUSTER_NAME:-$(default_cluster_name)}
+# Two workers for the default version's cluster; one for the others (the compact scenario needs one).
+if [ "$KUBE_VERSION" = "$DEFAULT_KUBE_VERSION" ]; then CLUSTER_WORKERS=${CLUSTER_WORKERS:-2}; else CLUSTER_WORKERS=${CLUSTER_WORKERS:-1}; fi
 REGISTRY_NAME=${REGISTRY_NAME:-kubesched-registry}
 REGISTRY_PORT=${REGISTRY_PORT:-5001}
 # offline: build every image here; stock: use kindest/node and registry:2 (machines that can pull)
