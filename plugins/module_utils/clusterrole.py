@@ -1,6 +1,6 @@
 # Copyright: kubesched.scheduler contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Pure functions behind the ``kubesched.scheduler.clusterrole_lock`` module.
+"""What the ``kubesched.scheduler.clusterrole_lock`` module does, and the functions it is built from.
 
 A second scheduler that elects a leader needs ``get`` and ``update`` on its own lock object. The
 default ClusterRole ``system:kube-scheduler`` grants them only for the names in the ``resourceNames``
@@ -12,12 +12,18 @@ of two kinds of rules:
 ``rules`` is an atomic list (``+listType=atomic``), so the whole list is read, changed here and written
 back. Nothing else in the list is touched, names are never duplicated, and the names this code added
 are recorded per resource in annotations so that removal takes away only what was added.
+
+``run`` reads, computes and writes back with the ``metadata.resourceVersion`` it read as a
+precondition (the API server answers 409 Conflict when somebody else wrote in between, and the
+read starts again); everything else is pure.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+
+from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import api_error_status, describe_api_error
 
 # Annotations that record the names added by the collection, one JSON list per resource.
 ANNOTATION_PREFIX = "kubesched.io/added-"
@@ -115,11 +121,6 @@ def compute_patch(rules, lock_name, state, added_annotation=None):
         record to store in the annotations. ``rules`` is never modified in place.
     :raises ClusterRoleLockError: when ``state=present`` and no lease rule can carry the name.
     """
-    if state not in ("present", "absent"):
-        raise ValueError(f"state must be present or absent, not {state!r}")
-    if not lock_name:
-        raise ValueError("lock_name must not be empty")
-
     if added_annotation is None:
         added = {resource: [] for resource in ANNOTATIONS}
     elif all(key in ANNOTATIONS for key in added_annotation) and all(isinstance(v, list) for v in added_annotation.values()):
@@ -173,3 +174,97 @@ def lock_names(rules):
                 names.extend(name for name in rule["resourceNames"] if name not in names)
         result[resource] = names
     return result
+
+
+# --- the API ---------------------------------------------------------------------------------
+
+MAX_ATTEMPTS = 5
+
+
+class ClusterRoleClient:
+    """Reads and replaces ClusterRoles as plain dicts, through a ``kubernetes.client.ApiClient``."""
+
+    def __init__(self, api):
+        from kubernetes import client as k8s_client
+
+        self._api = api
+        self._rbac = k8s_client.RbacAuthorizationV1Api(api)
+
+    def get(self, name):
+        """The ClusterRole as a dict, or None when it does not exist."""
+        try:
+            role = self._rbac.read_cluster_role(name)
+        except Exception as exc:  # ApiException
+            if api_error_status(exc) == 404:
+                return None
+            raise
+        return self._api.sanitize_for_serialization(role)
+
+    def replace(self, name, body):
+        return self._api.sanitize_for_serialization(self._rbac.replace_cluster_role(name, body))
+
+
+def _empty():
+    return {resource: [] for resource in ANNOTATIONS}
+
+
+def _ours(annotations):
+    return {key: value for key, value in (annotations or {}).items() if key in ANNOTATIONS.values()}
+
+
+def run(connect, params, check_mode=False, diff=False):
+    """Add or remove ``params['lock_name']`` in the ClusterRole ``params['name']``; the module's result."""
+    name, lock_name, state = params["name"], params["lock_name"], params["state"]
+    result = {"changed": False, "added": _empty(), "removed": _empty(), "attempts": 0}
+    if not lock_name:
+        return dict(result, msg="lock_name must not be empty")
+    client = ClusterRoleClient(connect())
+
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        result["attempts"] = attempt
+        role = client.get(name)
+        if role is None:
+            return result if state == "absent" else dict(result, msg=f"ClusterRole {name} not found")
+
+        metadata = role["metadata"]
+        old_rules = role.get("rules") or []
+        old_annotations = metadata.get("annotations") or {}
+        try:
+            new_rules, changed, recorded = compute_patch(old_rules, lock_name, state, parse_added(old_annotations))
+        except ClusterRoleLockError as exc:
+            return dict(result, msg=f"Cannot add {lock_name} to ClusterRole {name}: {exc}")
+        new_annotations = render_added(old_annotations, recorded)
+        before, after = lock_names(old_rules), lock_names(new_rules)
+        result.update(
+            changed=changed,
+            rules=new_rules,
+            lock_names=after,
+            recorded=recorded,
+            added={resource: [n for n in after[resource] if n not in before[resource]] for resource in ANNOTATIONS},
+            removed={resource: [n for n in before[resource] if n not in after[resource]] for resource in ANNOTATIONS},
+        )
+        if diff:
+            result["diff"] = {
+                "before_header": f"ClusterRole {name}",
+                "after_header": f"ClusterRole {name}",
+                "before": {"metadata": {"annotations": _ours(old_annotations)}, "rules": old_rules},
+                "after": {"metadata": {"annotations": _ours(new_annotations)}, "rules": new_rules},
+            }
+        if not changed or check_mode:
+            return result
+
+        # metadata.resourceVersion stays as read: the API server refuses the write with 409 when the
+        # ClusterRole changed since, and the loop starts again from a fresh read.
+        body = dict(role, rules=new_rules)
+        body["metadata"] = {key: value for key, value in metadata.items() if key != "managedFields"}
+        body["metadata"]["annotations"] = new_annotations
+        try:
+            written = client.replace(name, body)
+        except Exception as exc:  # ApiException
+            if api_error_status(exc) != 409:
+                return dict(result, msg=f"Failed to update ClusterRole {name}: {describe_api_error(exc)}")
+            continue
+        result["rules"] = written.get("rules") or []
+        result["lock_names"] = lock_names(result["rules"])
+        return result
+    return dict(result, msg=f"ClusterRole {name} kept changing: gave up after {MAX_ATTEMPTS} conflicting writes")

@@ -25,9 +25,11 @@ import re
 import time
 from datetime import datetime, timedelta, timezone
 
+from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import api_error_status, describe_api_error
+
 try:
     from kubernetes import client as k8s_client
-except ImportError:  # reported by k8s_connection.require_kubernetes before any call
+except ImportError:  # kubernetes.core's module setup reports the missing library before any call
     k8s_client = None
 
 DEFAULT_SCHEDULER = "default-scheduler"
@@ -95,27 +97,6 @@ def _condition(pod, condition_type):
         if condition.get("type") == condition_type:
             return condition
     return None
-
-
-def api_error_status(exc):
-    """The HTTP status of a kubernetes client ApiException (duck-typed), or None."""
-    status = getattr(exc, "status", None)
-    return status if isinstance(status, int) else None
-
-
-def describe_api_error(exc):
-    """A one-line description of an API error, with the server's message when it sent a Status."""
-    status = api_error_status(exc)
-    if status is None:
-        return str(exc)
-    detail = getattr(exc, "reason", "") or ""
-    body = getattr(exc, "body", None)
-    if body:
-        try:
-            detail = json.loads(body).get("message") or detail
-        except (TypeError, ValueError, AttributeError):
-            detail = detail or str(body)[:200]
-    return f"API request failed ({status}): {detail}".rstrip(": ")
 
 
 # --- events ----------------------------------------------------------------------------------
@@ -590,40 +571,43 @@ def gather(api, namespace=None, names=None, label_selectors=None, field_selector
     return explain_waiting(records, presence, errors)
 
 
-def run(
-    api,
-    namespace=None,
-    names=None,
-    label_selectors=None,
-    field_selectors=None,
-    scheduler_name=None,
-    state=None,
-    nodes=None,
-    wait=False,
-    wait_timeout=120,
-    wait_sleep=2,
-    clock=None,
-    sleeper=None,
-):
-    """Gather (and with ``wait`` poll) the placements, then check the expectations.
+def check_params(params):
+    """Why these module parameters cannot be run, or None."""
+    if params.get("state") == "pending" and params.get("nodes"):
+        return "nodes cannot be combined with state=pending: a pending pod is on no node"
+    if params.get("wait") and not has_expectations(params.get("scheduler_name"), params.get("state"), params.get("nodes")):
+        return "wait=true needs at least one of scheduler_name, state or nodes to wait for"
+    if params.get("wait_timeout", 120) < 0 or params.get("wait_sleep", 2) < 1:
+        return "wait_timeout must be 0 or more and wait_sleep 1 or more"
+    return None
 
-    Returns a dict with ``pods``, ``summary``, ``unmet``, ``attempts`` and ``msg`` (None when every
-    expectation holds).
+
+def run(connect, params, check_mode=False, diff=False):
+    """Gather (and with ``wait`` poll) the placements, then check the expectations; the module's result.
+
+    Read-only, so check and diff mode change nothing. The result has ``pods``, ``summary``, ``unmet``
+    and ``attempts``, and a ``msg`` when an expectation does not hold.
     """
-    expectations = {"scheduler_name": scheduler_name, "state": state, "nodes": nodes}
+    problem = check_params(params)
+    if problem:
+        return {"changed": False, "msg": problem}
+    api = connect()
+    namespace, names = params.get("namespace"), params.get("names")
+    expectations = {key: params.get(key) for key in ("scheduler_name", "state", "nodes")}
 
     def poll():
-        return gather(api, namespace, names, label_selectors, field_selectors)
+        return gather(api, namespace, names, params.get("label_selectors"), params.get("field_selectors"))
 
     def check(records):
         return evaluate(records, names=names, namespace=namespace, **expectations)
 
-    if wait:
-        records, unmet, attempts, timed_out = poll_until(poll, check, wait_timeout, wait_sleep, clock, sleeper)
+    wait_timeout = params.get("wait_timeout", 120)
+    if params.get("wait"):
+        records, unmet, attempts, timed_out = poll_until(poll, check, wait_timeout, params.get("wait_sleep", 2))
     else:
         records = poll()
         unmet, attempts, timed_out = check(records), 1, False
-    msg = None
+    result = {"changed": False, "pods": records, "summary": summarize(records), "unmet": unmet, "attempts": attempts}
     if unmet:
-        msg = unmet_message(unmet, len(records), wait_timeout if timed_out and wait else None)
-    return {"pods": records, "summary": summarize(records), "unmet": unmet, "attempts": attempts, "msg": msg}
+        result["msg"] = unmet_message(unmet, len(records), wait_timeout if timed_out else None)
+    return result

@@ -47,7 +47,7 @@ options:
     choices: [present, absent]
     default: present
 extends_documentation_fragment:
-  - kubesched.scheduler.k8s_auth
+  - kubernetes.core.k8s_auth_options
   - kubesched.scheduler._attributes
 attributes:
   check_mode:
@@ -59,6 +59,9 @@ attributes:
   idempotent:
     support: full
 notes:
+  - The connection options are those of kubernetes.core, with the same E(K8S_AUTH_*) environment variables;
+    set them once for both collections' modules with C(module_defaults) (the action groups
+    C(group/kubesched.scheduler.k8s) and C(group/kubernetes.core.k8s)).
   - The module fails with O(state=present) when the ClusterRole has no lease rule with C(resourceNames)
     and no rule granting C(get) and C(update) on every lease; use a dedicated ClusterRole then.
   - With O(state=absent) a missing ClusterRole is not an error.
@@ -117,146 +120,18 @@ attempts:
   sample: 1
 """
 
-import traceback  # noqa: E402
+from ansible_collections.kubesched.scheduler.plugins.module_utils.clusterrole import run
+from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import execute
 
-from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-
-from ansible_collections.kubesched.scheduler.plugins.module_utils.clusterrole import (  # noqa: E402
-    ANNOTATIONS,
-    ClusterRoleLockError,
-    compute_patch,
-    lock_names,
-    parse_added,
-    render_added,
-)
-from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_connection import api_client, connection_arg_spec  # noqa: E402
-
-MAX_ATTEMPTS = 5
-
-
-class ClusterRoleClient:
-    """Reads and replaces ClusterRoles as plain dicts."""
-
-    def __init__(self, client):
-        from kubernetes import client as k8s_client
-
-        self._client = client
-        self._rbac = k8s_client.RbacAuthorizationV1Api(client)
-
-    def get(self, name):
-        """The ClusterRole as a dict, or None when it does not exist."""
-        from kubernetes.client.exceptions import ApiException
-
-        try:
-            obj = self._rbac.read_cluster_role(name)
-        except ApiException as exc:
-            if exc.status == 404:
-                return None
-            raise
-        return self._client.sanitize_for_serialization(obj)
-
-    def replace(self, name, body):
-        return self._client.sanitize_for_serialization(self._rbac.replace_cluster_role(name, body))
-
-
-def make_client(module):
-    return ClusterRoleClient(api_client(module))
-
-
-def is_conflict(exc):
-    return getattr(exc, "status", None) == 409
-
-
-def _empty():
-    return {resource: [] for resource in ANNOTATIONS}
-
-
-def argspec():
-    spec = connection_arg_spec()
-    spec.update(
-        name={"type": "str", "default": "system:kube-scheduler"},
-        lock_name={"type": "str", "required": True},
-        state={"type": "str", "default": "present", "choices": ["present", "absent"]},
-    )
-    return spec
-
-
-def run(module, client):
-    name = module.params["name"]
-    lock_name = module.params["lock_name"]
-    state = module.params["state"]
-    result = {"changed": False, "added": _empty(), "removed": _empty(), "attempts": 0}
-
-    for attempt in range(1, MAX_ATTEMPTS + 1):
-        result["attempts"] = attempt
-        role = client.get(name)
-        if role is None:
-            if state == "absent":
-                return result
-            module.fail_json(msg=f"ClusterRole {name} not found", **result)
-
-        metadata = role.setdefault("metadata", {})
-        old_rules = role.get("rules") or []
-        old_annotations = metadata.get("annotations") or {}
-        before_added = parse_added(old_annotations)
-        try:
-            new_rules, changed, after_added = compute_patch(old_rules, lock_name, state, before_added)
-        except ClusterRoleLockError as exc:
-            module.fail_json(msg=f"Cannot add {lock_name} to ClusterRole {name}: {exc}", **result)
-        new_annotations = render_added(old_annotations, after_added)
-
-        result.update(
-            changed=changed,
-            rules=new_rules,
-            lock_names=lock_names(new_rules),
-            recorded=after_added,
-            added={r: [n for n in lock_names(new_rules)[r] if n not in lock_names(old_rules)[r]] for r in ANNOTATIONS},
-            removed={r: [n for n in lock_names(old_rules)[r] if n not in lock_names(new_rules)[r]] for r in ANNOTATIONS},
-        )
-        if module._diff:
-            result["diff"] = {
-                "before_header": f"ClusterRole {name}",
-                "after_header": f"ClusterRole {name}",
-                "before": {"metadata": {"annotations": _ours(old_annotations)}, "rules": old_rules},
-                "after": {"metadata": {"annotations": _ours(new_annotations)}, "rules": new_rules},
-            }
-        if not changed or module.check_mode:
-            return result
-
-        body = dict(role)
-        body["metadata"] = {k: v for k, v in metadata.items() if k != "managedFields"}
-        body["metadata"]["annotations"] = new_annotations
-        body["rules"] = new_rules
-        # metadata.resourceVersion stays as read: the API server rejects the write with 409 if the
-        # ClusterRole changed since, and the loop starts again from a fresh read.
-        try:
-            written = client.replace(name, body)
-        except Exception as exc:  # the kubernetes client raises ApiException; fakes may raise others
-            if is_conflict(exc) and attempt < MAX_ATTEMPTS:
-                continue
-            if is_conflict(exc):
-                module.fail_json(msg=f"ClusterRole {name} kept changing: gave up after {attempt} conflicting writes", **result)
-            module.fail_json(msg=f"Failed to update ClusterRole {name}: {getattr(exc, 'body', None) or exc}", exception=traceback.format_exc(), **result)
-        if isinstance(written, dict) and "rules" in written:
-            result["rules"] = written.get("rules") or []
-            result["lock_names"] = lock_names(result["rules"])
-        return result
-    return result  # not reached: the loop either returns or fails
-
-
-def _ours(annotations):
-    return {k: v for k, v in (annotations or {}).items() if k in ANNOTATIONS.values()}
+OPTIONS = {
+    "name": {"type": "str", "default": "system:kube-scheduler"},
+    "lock_name": {"type": "str", "required": True},
+    "state": {"type": "str", "default": "present", "choices": ["present", "absent"]},
+}
 
 
 def main():
-    module = AnsibleModule(argument_spec=argspec(), supports_check_mode=True)
-    client = make_client(module)
-    try:
-        result = run(module, client)
-    except Exception as exc:  # API errors other than the handled ones
-        reason = getattr(exc, "body", None) or exc
-        module.fail_json(msg=f"Failed to read or update ClusterRole {module.params['name']}: {reason}", exception=traceback.format_exc())
-    module.exit_json(**result)
+    execute(OPTIONS, run, "Failed to read or update the ClusterRole")
 
 
 if __name__ == "__main__":

@@ -91,10 +91,13 @@ options:
     type: int
     default: 2
 extends_documentation_fragment:
-  - kubesched.scheduler.k8s_auth
+  - kubernetes.core.k8s_auth_options
   - kubesched.scheduler._attributes
   - kubesched.scheduler._attributes.info_module
 notes:
+  - The connection options are those of kubernetes.core, with the same E(K8S_AUTH_*) environment variables;
+    set them once for both collections' modules with C(module_defaults) (the action groups
+    C(group/kubesched.scheduler.k8s) and C(group/kubernetes.core.k8s)).
   - The scheduler that placed a pod is taken from its C(Scheduled) event (C(reportingComponent) or
     C(source.component) of a core/v1 event, C(reportingController) of an events.k8s.io/v1 event).
     Once the event has expired, only the pod remains, and the pod's C(spec.schedulerName) is reported
@@ -308,68 +311,25 @@ attempts:
   sample: 3
 """
 
-import traceback  # noqa: E402
+from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import execute
+from ansible_collections.kubesched.scheduler.plugins.module_utils.placement import STATES, run
 
-from ansible.module_utils.basic import AnsibleModule  # noqa: E402
-
-from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_connection import api_client, connection_arg_spec  # noqa: E402
-from ansible_collections.kubesched.scheduler.plugins.module_utils.placement import STATES, describe_api_error, has_expectations, run  # noqa: E402
-
-
-def argument_spec():
-    spec = connection_arg_spec()
-    spec.update(
-        namespace={"type": "str"},
-        names={"type": "list", "elements": "str", "aliases": ["name"]},
-        label_selectors={"type": "list", "elements": "str", "default": []},
-        field_selectors={"type": "list", "elements": "str", "default": []},
-        scheduler_name={"type": "str"},
-        state={"type": "str", "choices": list(STATES)},
-        nodes={"type": "list", "elements": "str"},
-        wait={"type": "bool", "default": False},
-        wait_timeout={"type": "int", "default": 120},
-        wait_sleep={"type": "int", "default": 2},
-    )
-    return spec
+OPTIONS = {
+    "namespace": {"type": "str"},
+    "names": {"type": "list", "elements": "str", "aliases": ["name"]},
+    "label_selectors": {"type": "list", "elements": "str", "default": []},
+    "field_selectors": {"type": "list", "elements": "str", "default": []},
+    "scheduler_name": {"type": "str"},
+    "state": {"type": "str", "choices": list(STATES)},
+    "nodes": {"type": "list", "elements": "str"},
+    "wait": {"type": "bool", "default": False},
+    "wait_timeout": {"type": "int", "default": 120},
+    "wait_sleep": {"type": "int", "default": 2},
+}
 
 
 def main():
-    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
-    params = module.params
-    expectations = {"scheduler_name": params["scheduler_name"], "state": params["state"], "nodes": params["nodes"]}
-    if params["state"] == "pending" and params["nodes"]:
-        module.fail_json(msg="nodes cannot be combined with state=pending: a pending pod is on no node")
-    if params["wait"] and not has_expectations(**expectations):
-        module.fail_json(msg="wait=true needs at least one of scheduler_name, state or nodes to wait for")
-    if params["wait_timeout"] < 0 or params["wait_sleep"] < 1:
-        module.fail_json(msg="wait_timeout must be 0 or more and wait_sleep 1 or more")
-
-    client = api_client(module)
-    try:
-        outcome = run(
-            client,
-            namespace=params["namespace"],
-            names=params["names"],
-            label_selectors=params["label_selectors"],
-            field_selectors=params["field_selectors"],
-            wait=params["wait"],
-            wait_timeout=params["wait_timeout"],
-            wait_sleep=params["wait_sleep"],
-            **expectations,
-        )
-    except Exception as exc:  # the client raises ApiException, urllib3 and socket errors
-        module.fail_json(msg=f"Cannot read the pod placements: {describe_api_error(exc)}", exception=traceback.format_exc())
-
-    result = {
-        "changed": False,
-        "pods": outcome["pods"],
-        "summary": outcome["summary"],
-        "unmet": outcome["unmet"],
-        "attempts": outcome["attempts"],
-    }
-    if outcome["msg"]:
-        module.fail_json(msg=outcome["msg"], **result)
-    module.exit_json(**result)
+    execute(OPTIONS, run, "Cannot read the pod placements")
 
 
 if __name__ == "__main__":

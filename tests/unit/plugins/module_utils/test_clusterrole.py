@@ -196,9 +196,3 @@ def test_no_lease_rule_is_an_error():
         compute_patch(rules, "my-scheduler", "present")
     # Removing from such a role is harmless.
     assert compute_patch(rules, "my-scheduler", "absent")[1] is False
-
-
-@pytest.mark.parametrize(("lock_name", "state"), [("", "present"), ("x", "patched")])
-def test_bad_arguments(lock_name, state):
-    with pytest.raises(ValueError):
-        compute_patch([], lock_name, state)

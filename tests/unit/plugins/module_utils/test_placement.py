@@ -5,17 +5,13 @@
 from __future__ import annotations
 
 import copy
-import io
 import json
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
-from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import placement
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "placement"
+from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import describe_api_error
 
 MSG_CPU = (
     "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient cpu. "
@@ -27,21 +23,17 @@ MSG_OLD = (
 )
 
 
-def items(name):
-    return json.loads((FIXTURES / name).read_text())["items"]
-
-
 def by_name(records):
     return {record["name"]: record for record in records}
 
 
 @pytest.fixture
-def pods():
+def pods(items):
     return items("pods.json")
 
 
 @pytest.fixture
-def records(pods):
+def records(pods, items, recorded):
     """Placements of the recorded namespace, as gather builds them, with the schedulers looked up."""
     v1 = items("events-k8s-io-v1.json")
     found = placement.place_pods(pods, items("events-scheduled.json") + v1, items("events-failed.json") + v1)
@@ -83,7 +75,7 @@ def test_join_selectors():
 # --- events ----------------------------------------------------------------------------------
 
 
-def test_normalize_core_event_written_through_the_events_api():
+def test_normalize_core_event_written_through_the_events_api(items):
     event = items("events-scheduled.json")[0]
     assert placement.normalize_event(event) == {
         "uid": "0b6f3f0e-5a0c-4d0e-8f7a-1e2d3c4b5a01",
@@ -98,7 +90,7 @@ def test_normalize_core_event_written_through_the_events_api():
     }
 
 
-def test_normalize_legacy_core_event_uses_source_component():
+def test_normalize_legacy_core_event_uses_source_component(items):
     event = items("events-scheduled.json")[1]
     assert event["reportingComponent"] == ""
     view = placement.normalize_event(event)
@@ -107,7 +99,7 @@ def test_normalize_legacy_core_event_uses_source_component():
     assert view["uid"] == "0b6f3f0e-5a0c-4d0e-8f7a-1e2d3c4b5a03"
 
 
-def test_normalize_events_k8s_io_event():
+def test_normalize_events_k8s_io_event(items):
     scheduled, failed = items("events-k8s-io-v1.json")
     view = placement.normalize_event(scheduled)
     assert view["api"] == "events.k8s.io/v1"
@@ -120,7 +112,7 @@ def test_normalize_events_k8s_io_event():
     assert series["message"] == MSG_CPU
 
 
-def test_normalize_ignores_events_about_other_kinds():
+def test_normalize_ignores_events_about_other_kinds(items):
     event = copy.deepcopy(items("events-scheduled.json")[0])
     event["involvedObject"]["kind"] = "Node"
     assert placement.normalize_event(event) is None
@@ -129,19 +121,19 @@ def test_normalize_ignores_events_about_other_kinds():
     assert placement.normalize_event(event) is None
 
 
-def test_latest_failed_event_wins():
+def test_latest_failed_event_wins(items):
     latest = placement.latest_events_by_uid(items("events-failed.json"), "FailedScheduling")
     assert list(latest) == ["0b6f3f0e-5a0c-4d0e-8f7a-1e2d3c4b5a07"]
     assert latest["0b6f3f0e-5a0c-4d0e-8f7a-1e2d3c4b5a07"]["message"] == MSG_CPU
     assert latest["0b6f3f0e-5a0c-4d0e-8f7a-1e2d3c4b5a07"]["count"] == 4
 
 
-def test_latest_does_not_depend_on_list_order():
+def test_latest_does_not_depend_on_list_order(items):
     latest = placement.latest_events_by_uid(list(reversed(items("events-failed.json"))), "FailedScheduling")
     assert latest["0b6f3f0e-5a0c-4d0e-8f7a-1e2d3c4b5a07"]["message"] == MSG_CPU
 
 
-def test_latest_events_filters_on_reason():
+def test_latest_events_filters_on_reason(items):
     assert placement.latest_events_by_uid(items("events-failed.json"), "Scheduled") == {}
 
 
@@ -195,7 +187,7 @@ def test_expired_event_falls_back_to_spec_scheduler_name(pods):
     assert (record["scheduled_by"], record["evidence"], record["scheduled_at"]) == ("my-scheduler", "pod", "2025-11-29T19:40:01Z")
 
 
-def test_event_naming_another_scheduler_wins_over_spec(pods):
+def test_event_naming_another_scheduler_wins_over_spec(pods, items):
     pod = next(p for p in pods if p["metadata"]["name"] == "web-7d9c6b5f4-2xkqp")
     event = copy.deepcopy(items("events-scheduled.json")[0])
     event["reportingComponent"] = "default-scheduler"
@@ -263,13 +255,13 @@ def test_managed_fields_owning_node_name_mean_preset():
 # --- who serves a schedulerName --------------------------------------------------------------
 
 
-def test_schedulers_to_look_up(records):
+def test_schedulers_to_look_up(records, items):
     fresh = placement.place_pods(items("pods.json"), items("events-scheduled.json"), items("events-failed.json") + items("events-k8s-io-v1.json"))
     assert placement.schedulers_to_look_up(fresh) == ["ghost-scheduler", "my-scheduler"]
     assert placement.schedulers_to_look_up(records) == []
 
 
-def test_scheduler_presence_from_leases_and_deployments():
+def test_scheduler_presence_from_leases_and_deployments(items):
     presence = placement.scheduler_presence(["my-scheduler", "ghost-scheduler"], items("leases.json"), items("deployments.json"))
     assert presence["ghost-scheduler"] == []
     assert presence["my-scheduler"] == [
@@ -428,29 +420,14 @@ def test_unmet_message_is_bounded():
 # --- polling ---------------------------------------------------------------------------------
 
 
-class FakeClock:
-    def __init__(self):
-        self.now = 1000.0
-        self.sleeps = []
-
-    def __call__(self):
-        return self.now
-
-    def sleep(self, seconds):
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-
-def test_poll_until_met_on_third_poll():
-    clock = FakeClock()
+def test_poll_until_met_on_third_poll(clock):
     answers = iter([["a", "b"], ["b"], []])
     result = placement.poll_until(lambda: next(answers), lambda unmet: unmet, timeout=60, interval=5, clock=clock, sleeper=clock.sleep)
     assert result == ([], [], 3, False)
     assert clock.sleeps == [5, 5]
 
 
-def test_poll_until_times_out():
-    clock = FakeClock()
+def test_poll_until_times_out(clock):
     polls = []
 
     def poll():
@@ -463,8 +440,7 @@ def test_poll_until_times_out():
     assert polls == [1000.0, 1005.0, 1010.0, 1012.0]
 
 
-def test_poll_until_zero_timeout_polls_once():
-    clock = FakeClock()
+def test_poll_until_zero_timeout_polls_once(clock):
     result = placement.poll_until(lambda: ["x"], lambda unmet: unmet, timeout=0, interval=5, clock=clock, sleeper=clock.sleep)
     assert result[2:] == (1, True)
     assert clock.sleeps == []
@@ -473,53 +449,15 @@ def test_poll_until_zero_timeout_polls_once():
 # --- gather and run: the list calls ----------------------------------------------------------
 
 
-class FakeApi:
-    """Serves recorded lists in place of the fetch_* functions and records every call."""
-
-    def __init__(self, pods, scheduled=(), failed=(), leases=(), deployments=()):
-        self.pods = pods
-        self.events = {"Scheduled": list(scheduled), "FailedScheduling": list(failed)}
-        self.leases = list(leases)
-        self.deployments = list(deployments)
-        self.calls = []
-
-    def install(self, monkeypatch):
-        monkeypatch.setattr(placement, "fetch_pods", self.fetch_pods)
-        monkeypatch.setattr(placement, "fetch_events", self.fetch_events)
-        monkeypatch.setattr(placement, "fetch_leases", self.fetch_leases)
-        monkeypatch.setattr(placement, "fetch_deployments", self.fetch_deployments)
-        return self
-
-    def fetch_pods(self, api, namespace=None, label_selector=None, field_selector=None):
-        self.calls.append(("pods", namespace, label_selector, field_selector))
-        return copy.deepcopy(self.pods() if callable(self.pods) else self.pods)
-
-    def fetch_events(self, api, namespace=None, reason="Scheduled", pod_name=None):
-        self.calls.append(("events", namespace, reason, pod_name))
-        return [event for event in copy.deepcopy(self.events[reason]) if event.get("reason") == reason]
-
-    def fetch_leases(self, api, names):
-        self.calls.append(("leases", tuple(names)))
-        return copy.deepcopy(self.leases)
-
-    def fetch_deployments(self, api, names):
-        self.calls.append(("deployments", tuple(names)))
-        return copy.deepcopy(self.deployments)
+@pytest.fixture
+def rollout(placements, items):
+    """Two pods that the second scheduler places on the third poll."""
+    poll1, poll2 = items("rollout-poll1-pods.json"), items("rollout-poll2-pods.json")
+    return placements([poll1, poll1, poll2], items("rollout-poll2-events-scheduled.json"), (), items("leases.json"), items("deployments.json"))
 
 
-def recorded_api(monkeypatch):
-    v1 = items("events-k8s-io-v1.json")
-    return FakeApi(
-        items("pods.json"),
-        items("events-scheduled.json") + v1,
-        items("events-failed.json") + v1,
-        items("leases.json"),
-        items("deployments.json"),
-    ).install(monkeypatch)
-
-
-def test_gather_makes_a_fixed_number_of_calls(monkeypatch):
-    fake = recorded_api(monkeypatch)
+def test_gather_makes_a_fixed_number_of_calls(recorded):
+    fake = recorded
     found = placement.gather(object(), namespace="demo", label_selectors=["app=web"], field_selectors=["status.phase!=Failed"])
     assert [(record["name"], record["reason"]) for record in found] == [(name, EXPECTED[name][5]) for name in sorted(EXPECTED)]
     assert fake.calls == [
@@ -531,7 +469,7 @@ def test_gather_makes_a_fixed_number_of_calls(monkeypatch):
     ]
 
 
-def test_gather_cost_does_not_grow_with_pods(monkeypatch):
+def test_gather_cost_does_not_grow_with_pods(items, placements):
     template = next(p for p in items("pods.json") if p["metadata"]["name"] == "orphan-ghost-sched")
     many = []
     for index in range(500):
@@ -539,23 +477,23 @@ def test_gather_cost_does_not_grow_with_pods(monkeypatch):
         pod["metadata"]["name"] = f"orphan-{index}"
         pod["metadata"]["uid"] = f"uid-{index}"
         many.append(pod)
-    fake = FakeApi(many).install(monkeypatch)
+    fake = placements(many)
     found = placement.gather(object())
     assert len(found) == 500
     assert {record["reason"] for record in found} == {"NoScheduler"}
     assert [call[0] for call in fake.calls] == ["pods", "events", "leases", "deployments"]
 
 
-def test_gather_skips_lookups_when_not_needed(monkeypatch):
+def test_gather_skips_lookups_when_not_needed(items, placements):
     scheduled_only = [p for p in items("pods.json") if p["spec"].get("nodeName")]
-    fake = FakeApi(scheduled_only, items("events-scheduled.json")).install(monkeypatch)
+    fake = placements(scheduled_only, items("events-scheduled.json"))
     found = placement.gather(object(), namespace="demo")
     assert len(found) == 6
     assert fake.calls == [("pods", "demo", None, None), ("events", "demo", "Scheduled", None)]
 
 
-def test_gather_single_name_narrows_the_lists(monkeypatch):
-    fake = recorded_api(monkeypatch)
+def test_gather_single_name_narrows_the_lists(recorded):
+    fake = recorded
     found = placement.gather(object(), namespace="demo", names=["web-7d9c6b5f4-hw9ds"], field_selectors=["status.phase=Pending"])
     assert [record["name"] for record in found] == ["web-7d9c6b5f4-hw9ds"]
     assert fake.calls == [
@@ -564,8 +502,8 @@ def test_gather_single_name_narrows_the_lists(monkeypatch):
     ]
 
 
-def test_gather_several_names_filter_locally(monkeypatch):
-    fake = recorded_api(monkeypatch)
+def test_gather_several_names_filter_locally(recorded):
+    fake = recorded
     found = placement.gather(object(), names=["preset-ghost", "legacy-web-0", "nope"])
     assert [record["name"] for record in found] == ["legacy-web-0", "preset-ghost"]
     assert fake.calls == [("pods", None, None, None), ("events", None, "Scheduled", None)]
@@ -587,8 +525,8 @@ class Forbidden(Exception):
     )
 
 
-def test_gather_survives_forbidden_lookups(monkeypatch):
-    fake = recorded_api(monkeypatch)
+def test_gather_survives_forbidden_lookups(monkeypatch, recorded):
+    fake = recorded
 
     def forbidden(api, names):
         raise Forbidden()
@@ -600,8 +538,7 @@ def test_gather_survives_forbidden_lookups(monkeypatch):
     assert "cannot list Leases: API request failed (403): leases.coordination.k8s.io is forbidden" in found["orphan-ghost-sched"]["message"]
 
 
-def test_gather_raises_other_api_errors(monkeypatch):
-    recorded_api(monkeypatch)
+def test_gather_raises_other_api_errors(monkeypatch, recorded):
 
     class ServerError(Exception):
         status = 500
@@ -615,31 +552,16 @@ def test_gather_raises_other_api_errors(monkeypatch):
 
 
 def test_describe_api_error():
-    assert placement.describe_api_error(Forbidden()).startswith("API request failed (403): leases.coordination.k8s.io is forbidden")
-    assert placement.describe_api_error(ValueError("bad")) == "bad"
+    assert describe_api_error(Forbidden()).startswith("API request failed (403): leases.coordination.k8s.io is forbidden")
+    assert describe_api_error(ValueError("bad")) == "bad"
 
 
-def rollout_api(monkeypatch):
-    polls = iter([items("rollout-poll1-pods.json"), items("rollout-poll1-pods.json"), items("rollout-poll2-pods.json")])
-    fake = FakeApi(lambda: next(polls), items("rollout-poll2-events-scheduled.json"), (), items("leases.json"), items("deployments.json"))
-    return fake.install(monkeypatch)
-
-
-def test_run_waits_until_the_pods_are_placed(monkeypatch):
-    fake = rollout_api(monkeypatch)
-    clock = FakeClock()
+def test_run_waits_until_the_pods_are_placed(rollout, clock):
+    fake = rollout
     outcome = placement.run(
-        object(),
-        namespace="demo",
-        scheduler_name="my-scheduler",
-        state="scheduled",
-        wait=True,
-        wait_timeout=60,
-        wait_sleep=3,
-        clock=clock,
-        sleeper=clock.sleep,
+        object, {"namespace": "demo", "scheduler_name": "my-scheduler", "state": "scheduled", "wait": True, "wait_timeout": 60, "wait_sleep": 3}
     )
-    assert outcome["msg"] is None
+    assert "msg" not in outcome
     assert outcome["attempts"] == 3
     assert clock.sleeps == [3, 3]
     assert [(p["name"], p["node"], p["scheduled_by"], p["evidence"]) for p in outcome["pods"]] == [
@@ -650,10 +572,9 @@ def test_run_waits_until_the_pods_are_placed(monkeypatch):
     assert [call[0] for call in fake.calls] == ["pods", "events", "leases", "deployments"] * 2 + ["pods", "events"]
 
 
-def test_run_times_out_with_the_offending_pods(monkeypatch):
-    FakeApi(items("rollout-poll1-pods.json"), (), (), (), ()).install(monkeypatch)
-    clock = FakeClock()
-    outcome = placement.run(object(), namespace="demo", state="scheduled", wait=True, wait_timeout=5, wait_sleep=2, clock=clock, sleeper=clock.sleep)
+def test_run_times_out_with_the_offending_pods(items, placements, clock):
+    placements(items("rollout-poll1-pods.json"))
+    outcome = placement.run(object, {"namespace": "demo", "state": "scheduled", "wait": True, "wait_timeout": 5, "wait_sleep": 2})
     assert outcome["attempts"] == 4
     assert clock.sleeps == [2, 2, 1]
     assert outcome["msg"] == (
@@ -663,9 +584,9 @@ def test_run_times_out_with_the_offending_pods(monkeypatch):
     assert outcome["summary"]["pending"] == 2
 
 
-def test_run_without_wait_polls_once(monkeypatch):
-    fake = rollout_api(monkeypatch)
-    outcome = placement.run(object(), namespace="demo", state="scheduled")
+def test_run_without_wait_polls_once(rollout):
+    fake = rollout
+    outcome = placement.run(object, {"namespace": "demo", "state": "scheduled"})
     assert outcome["attempts"] == 1
     assert len(outcome["unmet"]) == 2
     assert outcome["msg"].startswith(
@@ -674,58 +595,37 @@ def test_run_without_wait_polls_once(monkeypatch):
     assert [call[0] for call in fake.calls] == ["pods", "events", "leases", "deployments"]
 
 
-def test_run_uses_the_module_clock_by_default(monkeypatch):
-    FakeApi([], (), ()).install(monkeypatch)
-    clock = FakeClock()
-    monkeypatch.setattr(placement, "monotonic", clock)
-    monkeypatch.setattr(placement, "sleep", clock.sleep)
-    outcome = placement.run(object(), namespace="demo", state="scheduled", wait=True, wait_timeout=4, wait_sleep=2)
-    assert outcome["msg"] == "Timed out after 4s: no pod matches the selection"
-    assert clock.sleeps == [2, 2]
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"state": "pending", "nodes": ["kubesched-worker"]}, "nodes cannot be combined with state=pending: a pending pod is on no node"),
+        ({"wait": True}, "wait=true needs at least one of scheduler_name, state or nodes to wait for"),
+        ({"state": "scheduled", "wait_sleep": 0}, "wait_timeout must be 0 or more and wait_sleep 1 or more"),
+        ({"state": "scheduled", "wait_timeout": -1}, "wait_timeout must be 0 or more and wait_sleep 1 or more"),
+    ],
+)
+def test_run_refuses_parameters_before_connecting(params, message):
+    def connect():
+        raise AssertionError("connected")
 
-
-# --- the real client: one request per list ---------------------------------------------------
-
-
-class FakePoolManager:
-    """Stands in for urllib3's PoolManager under a real kubernetes ApiClient: records the requests
-    and answers with recorded lists (works with the older and the newer generated clients)."""
-
-    def __init__(self, answers):
-        self.answers = answers
-        self.requests = []
-        self.urllib3 = pytest.importorskip("urllib3")
-
-    def request(self, method, url, fields=None, **kwargs):
-        parts = urlsplit(url)
-        query = dict(parse_qsl(parts.query))
-        query.update(dict(fields or []))
-        self.requests.append((method, parts.path, query))
-        body = json.dumps({"kind": "List", "apiVersion": "v1", "metadata": {}, "items": self.answers[parts.path]}).encode()
-        return self.urllib3.HTTPResponse(
-            body=io.BytesIO(body), status=200, reason="OK", headers={"Content-Type": "application/json"}, preload_content=kwargs.get("preload_content", True)
-        )
+    assert placement.run(connect, params) == {"changed": False, "msg": message}
 
 
 @pytest.fixture
-def real_client():
-    client = pytest.importorskip("kubernetes.client")
-    api = client.ApiClient(client.Configuration())
-    pool = FakePoolManager(
-        {
-            "/api/v1/namespaces/demo/pods": items("pods.json"),
-            "/api/v1/namespaces/demo/events": items("events-failed.json"),
-            "/apis/coordination.k8s.io/v1/leases": items("leases.json"),
-            "/apis/apps/v1/deployments": items("deployments.json"),
-            "/api/v1/pods": items("pods.json"),
-            "/api/v1/events": items("events-scheduled.json"),
-        }
-    )
-    api.rest_client.pool_manager = pool
+def real_client(kube_api, items):
+    lists = {
+        "/api/v1/namespaces/demo/pods": items("pods.json"),
+        "/api/v1/namespaces/demo/events": items("events-failed.json"),
+        "/apis/coordination.k8s.io/v1/leases": items("leases.json"),
+        "/apis/apps/v1/deployments": items("deployments.json"),
+        "/api/v1/pods": items("pods.json"),
+        "/api/v1/events": items("events-scheduled.json"),
+    }
+    api, pool = kube_api(lambda method, path, query, body: (200, {"kind": "List", "apiVersion": "v1", "metadata": {}, "items": lists[path]}))
     return api, pool.requests
 
 
-def test_fetchers_issue_one_list_request_each(real_client):
+def test_fetchers_issue_one_list_request_each(real_client, items):
     api, requests = real_client
     assert [pod["metadata"]["name"] for pod in placement.fetch_pods(api, "demo", "app=web", "status.phase=Pending")] == [
         pod["metadata"]["name"] for pod in items("pods.json")

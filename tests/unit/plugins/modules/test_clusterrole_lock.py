@@ -1,6 +1,7 @@
 # Copyright: kubesched.scheduler contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Tests of the clusterrole_lock module against a fake API that enforces the resourceVersion precondition."""
+"""The clusterrole_lock module through the real kubernetes client, against a fake API server that
+enforces the resourceVersion precondition of a replace."""
 
 from __future__ import annotations
 
@@ -12,72 +13,58 @@ import pytest
 import yaml
 from ansible.module_utils.testing import patch_module_args
 
+from ansible_collections.kubesched.scheduler.plugins.module_utils.clusterrole import MAX_ATTEMPTS
 from ansible_collections.kubesched.scheduler.plugins.modules import clusterrole_lock
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "clusterrole"
+PATH = "/apis/rbac.authorization.k8s.io/v1/clusterroles/"
 LEASES = "kubesched.io/added-lease-names"
 ENDPOINTS = "kubesched.io/added-endpoints-names"
 
 
-class Conflict(Exception):
-    status = 409
-    body = "Operation cannot be fulfilled: the object has been modified"
+def status(code, message):
+    return {"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": message, "code": code}
 
 
-class Forbidden(Exception):
-    status = 403
-    body = "clusterroles.rbac.authorization.k8s.io is forbidden"
+class ClusterRoles:
+    """The API server's side of one ClusterRole: GET, and PUT refused with 409 unless the body carries the
+    stored resourceVersion. ``interfere`` writes by somebody else, one before each of the next PUTs."""
 
-
-class FakeAPI:
-    """One ClusterRole; replace() is refused with 409 unless metadata.resourceVersion is the stored one."""
-
-    def __init__(self, obj, interfere=0, fail_with=None):
+    def __init__(self, obj, interfere=0, refuse=None):
         self.obj = copy.deepcopy(obj)
         if self.obj is not None:
             self.obj["metadata"]["managedFields"] = [{"manager": "kube-apiserver", "operation": "Update"}]
-        self.interfere = interfere  # writes by somebody else, one before each of our next writes
-        self.fail_with = fail_with
-        self.reads = 0
+        self.interfere = interfere
+        self.refuse = refuse
         self.writes = []
-
-    def get(self, name):
-        self.reads += 1
-        if self.obj is None or self.obj["metadata"]["name"] != name:
-            return None
-        return copy.deepcopy(self.obj)
 
     def _bump(self):
         self.obj["metadata"]["resourceVersion"] = str(int(self.obj["metadata"]["resourceVersion"]) + 1)
 
-    def replace(self, name, body):
-        if self.fail_with:
-            raise self.fail_with
+    def __call__(self, method, path, query, body):
+        name = path.removeprefix(PATH)
+        if self.obj is None or self.obj["metadata"]["name"] != name:
+            return 404, status(404, f'clusterroles.rbac.authorization.k8s.io "{name}" not found')
+        if method == "GET":
+            return 200, self.obj
+        assert method == "PUT"
+        if self.refuse:
+            return self.refuse
         if self.interfere:
-            # Another client adds its own name in between our read and our write.
             self.interfere -= 1
-            rule = next(r for r in self.obj["rules"] if r.get("resourceNames") and r["resources"] == ["leases"])
-            rule["resourceNames"].append(f"other-{self.interfere}")
+            lease_names(self.obj).append(f"other-{self.interfere}")
             self._bump()
-        self.writes.append(copy.deepcopy(body))
+        self.writes.append(body)
         if body["metadata"].get("resourceVersion") != self.obj["metadata"]["resourceVersion"]:
-            raise Conflict()
+            return 409, status(409, "Operation cannot be fulfilled: the object has been modified")
         assert "managedFields" not in body["metadata"]
         self.obj = copy.deepcopy(body)
-        self.obj["metadata"]["managedFields"] = [{"manager": "kube-apiserver", "operation": "Update"}]
         self._bump()
-        return copy.deepcopy(self.obj)
+        return 200, self.obj
 
 
 def fixture(version):
     return yaml.safe_load((FIXTURES / f"system-kube-scheduler-{version}.yaml").read_text())
-
-
-def run_module(monkeypatch, capsys, api, **args):
-    monkeypatch.setattr(clusterrole_lock, "make_client", lambda module: api)
-    with patch_module_args(args), pytest.raises(SystemExit) as exit_info:
-        clusterrole_lock.main()
-    return exit_info.value.code, json.loads(capsys.readouterr().out)
 
 
 def lease_names(obj):
@@ -89,78 +76,105 @@ def strip(obj):
     return {"annotations": obj["metadata"].get("annotations"), "labels": obj["metadata"].get("labels"), "rules": obj["rules"]}
 
 
-@pytest.mark.parametrize("version", ["1.27", "1.34"])
-def test_install_then_uninstall_restores_the_clusterrole(monkeypatch, capsys, version):
-    original = fixture(version)
-    api = FakeAPI(original)
+@pytest.fixture
+def serve(kube_api, connect_to):
+    """Serves ``roles`` (a ClusterRoles) to the module; returns the recorded requests."""
 
-    code, result = run_module(monkeypatch, capsys, api, lock_name="my-scheduler")
+    def install(roles):
+        api, pool = kube_api(roles)
+        connect_to(api)
+        return pool.requests
+
+    return install
+
+
+def run_module(capsys, **args):
+    with patch_module_args(args), pytest.raises(SystemExit) as exit_info:
+        clusterrole_lock.main()
+    return exit_info.value.code, json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("version", ["1.27", "1.34"])
+def test_install_then_uninstall_restores_the_clusterrole(serve, capsys, version):
+    original = fixture(version)
+    roles = ClusterRoles(original)
+    requests = serve(roles)
+
+    code, result = run_module(capsys, lock_name="my-scheduler")
     assert code == 0
     assert result["changed"] is True
     assert result["attempts"] == 1
     assert result["added"]["leases"] == ["my-scheduler"]
     assert result["added"]["endpoints"] == (["my-scheduler"] if version == "1.27" else [])
-    assert lease_names(api.obj) == ["kube-scheduler", "my-scheduler"]
-    assert json.loads(api.obj["metadata"]["annotations"][LEASES]) == ["my-scheduler"]
-    assert (ENDPOINTS in api.obj["metadata"]["annotations"]) is (version == "1.27")
-    # The write carried the resourceVersion that was read.
-    assert api.writes[0]["metadata"]["resourceVersion"] == original["metadata"]["resourceVersion"]
+    assert lease_names(roles.obj) == ["kube-scheduler", "my-scheduler"]
+    assert json.loads(roles.obj["metadata"]["annotations"][LEASES]) == ["my-scheduler"]
+    assert (ENDPOINTS in roles.obj["metadata"]["annotations"]) is (version == "1.27")
+    # One read, one replace carrying the resourceVersion that was read.
+    assert [(method, path) for method, path, query in requests] == [("GET", PATH + "system:kube-scheduler"), ("PUT", PATH + "system:kube-scheduler")]
+    assert roles.writes[0]["metadata"]["resourceVersion"] == original["metadata"]["resourceVersion"]
+    assert result["lock_names"]["leases"] == ["kube-scheduler", "my-scheduler"]
     assert "diff" not in result
 
-    code, result = run_module(monkeypatch, capsys, api, lock_name="my-scheduler")
-    assert code == 0
-    assert result["changed"] is False
-    assert len(api.writes) == 1
+    code, result = run_module(capsys, lock_name="my-scheduler")
+    assert (code, result["changed"], len(roles.writes)) == (0, False, 1)
 
-    code, result = run_module(monkeypatch, capsys, api, lock_name="my-scheduler", state="absent")
+    code, result = run_module(capsys, lock_name="my-scheduler", state="absent")
     assert code == 0
     assert result["changed"] is True
     assert result["removed"]["leases"] == ["my-scheduler"]
-    assert strip(api.obj) == strip(original)
+    assert strip(roles.obj) == strip(original)
 
-    code, result = run_module(monkeypatch, capsys, api, lock_name="my-scheduler", state="absent")
-    assert result["changed"] is False
-    assert len(api.writes) == 2
+    code, result = run_module(capsys, lock_name="my-scheduler", state="absent")
+    assert (code, result["changed"], len(roles.writes)) == (0, False, 2)
 
 
-def test_conflict_is_retried_from_a_fresh_read(monkeypatch, capsys):
-    api = FakeAPI(fixture("1.34"), interfere=2)
-    code, result = run_module(monkeypatch, capsys, api, lock_name="my-scheduler")
+def test_conflict_is_retried_from_a_fresh_read(serve, capsys):
+    roles = ClusterRoles(fixture("1.34"), interfere=2)
+    requests = serve(roles)
+    code, result = run_module(capsys, lock_name="my-scheduler")
     assert code == 0
     assert result["changed"] is True
     assert result["attempts"] == 3
-    assert api.reads == 3
-    assert len(api.writes) == 3
+    assert [method for method, path, query in requests] == ["GET", "PUT"] * 3
     # Nothing written by the other client was lost, and the name is there once.
-    assert lease_names(api.obj) == ["kube-scheduler", "other-1", "other-0", "my-scheduler"]
-    assert json.loads(api.obj["metadata"]["annotations"][LEASES]) == ["my-scheduler"]
+    assert lease_names(roles.obj) == ["kube-scheduler", "other-1", "other-0", "my-scheduler"]
+    assert json.loads(roles.obj["metadata"]["annotations"][LEASES]) == ["my-scheduler"]
 
 
-def test_gives_up_after_repeated_conflicts(monkeypatch, capsys):
-    api = FakeAPI(fixture("1.34"), interfere=clusterrole_lock.MAX_ATTEMPTS)
-    code, result = run_module(monkeypatch, capsys, api, lock_name="my-scheduler")
+def test_gives_up_after_repeated_conflicts(serve, capsys):
+    serve(ClusterRoles(fixture("1.34"), interfere=MAX_ATTEMPTS))
+    code, result = run_module(capsys, lock_name="my-scheduler")
     assert code == 1
-    assert result["failed"] is True
-    assert "kept changing" in result["msg"]
-    assert result["attempts"] == clusterrole_lock.MAX_ATTEMPTS
+    assert result["msg"] == f"ClusterRole system:kube-scheduler kept changing: gave up after {MAX_ATTEMPTS} conflicting writes"
+    assert result["attempts"] == MAX_ATTEMPTS
 
 
-def test_other_api_errors_fail(monkeypatch, capsys):
-    api = FakeAPI(fixture("1.34"), fail_with=Forbidden())
-    code, result = run_module(monkeypatch, capsys, api, lock_name="my-scheduler")
+def test_a_refused_write_fails_with_the_servers_message(serve, capsys):
+    message = 'clusterroles.rbac.authorization.k8s.io "system:kube-scheduler" is forbidden: User "alice" cannot update resource'
+    serve(ClusterRoles(fixture("1.34"), refuse=(403, status(403, message))))
+    code, result = run_module(capsys, lock_name="my-scheduler")
     assert code == 1
-    assert "forbidden" in result["msg"]
+    assert result["msg"] == f"Failed to update ClusterRole system:kube-scheduler: API request failed (403): {message}"
     assert result["attempts"] == 1
 
 
-def test_check_mode_predicts_without_writing(monkeypatch, capsys):
+def test_a_refused_read_fails_with_the_servers_message(kube_api, connect_to, capsys):
+    api, dummy = kube_api(lambda method, path, query, body: (500, status(500, "etcdserver: request timed out")))
+    connect_to(api)
+    code, result = run_module(capsys, lock_name="my-scheduler")
+    assert code == 1
+    assert result["msg"] == "Failed to read or update the ClusterRole: API request failed (500): etcdserver: request timed out"
+
+
+def test_check_mode_predicts_without_writing(serve, capsys):
     original = fixture("1.27")
-    api = FakeAPI(original)
-    code, result = run_module(monkeypatch, capsys, api, lock_name="my-scheduler", _ansible_check_mode=True, _ansible_diff=True)
+    roles = ClusterRoles(original)
+    serve(roles)
+    code, result = run_module(capsys, lock_name="my-scheduler", _ansible_check_mode=True, _ansible_diff=True)
     assert code == 0
     assert result["changed"] is True
-    assert api.writes == []
-    assert strip(api.obj) == strip(original)
+    assert roles.writes == []
+    assert strip(roles.obj) == strip(original)
     assert result["lock_names"] == {"leases": ["kube-scheduler", "my-scheduler"], "endpoints": ["kube-scheduler", "my-scheduler"]}
     diff = result["diff"]
     assert diff["before"]["rules"] == original["rules"]
@@ -169,58 +183,60 @@ def test_check_mode_predicts_without_writing(monkeypatch, capsys):
     assert diff["after"]["metadata"]["annotations"] == {LEASES: '["my-scheduler"]', ENDPOINTS: '["my-scheduler"]'}
 
 
-def test_diff_when_nothing_changes(monkeypatch, capsys):
-    api = FakeAPI(fixture("1.34"))
-    run_module(monkeypatch, capsys, api, lock_name="my-scheduler")
-    code, result = run_module(monkeypatch, capsys, api, lock_name="my-scheduler", _ansible_diff=True)
+def test_diff_when_nothing_changes(serve, capsys):
+    serve(ClusterRoles(fixture("1.34")))
+    run_module(capsys, lock_name="my-scheduler")
+    code, result = run_module(capsys, lock_name="my-scheduler", _ansible_diff=True)
     assert code == 0
     assert result["changed"] is False
     assert result["diff"]["before"] == result["diff"]["after"]
 
 
-def test_absent_leaves_a_name_it_did_not_add(monkeypatch, capsys):
+def test_absent_leaves_a_name_it_did_not_add(serve, capsys):
     original = fixture("1.34")
     lease_names(original).append("my-scheduler")  # added by hand before
-    api = FakeAPI(original)
-    code, result = run_module(monkeypatch, capsys, api, lock_name="my-scheduler")
+    roles = ClusterRoles(original)
+    serve(roles)
+    code, result = run_module(capsys, lock_name="my-scheduler")
     assert result["changed"] is False
-    code, result = run_module(monkeypatch, capsys, api, lock_name="my-scheduler", state="absent")
+    code, result = run_module(capsys, lock_name="my-scheduler", state="absent")
     assert code == 0
     assert result["changed"] is False
-    assert lease_names(api.obj) == ["kube-scheduler", "my-scheduler"]
-    assert api.writes == []
+    assert lease_names(roles.obj) == ["kube-scheduler", "my-scheduler"]
+    assert roles.writes == []
 
 
-def test_missing_clusterrole(monkeypatch, capsys):
-    api = FakeAPI(None)
-    code, result = run_module(monkeypatch, capsys, api, lock_name="my-scheduler", state="absent")
-    assert code == 0
-    assert result["changed"] is False
-    code, result = run_module(monkeypatch, capsys, api, lock_name="my-scheduler")
+def test_missing_clusterrole(serve, capsys):
+    serve(ClusterRoles(None))
+    code, result = run_module(capsys, lock_name="my-scheduler", state="absent")
+    assert (code, result["changed"]) == (0, False)
+    code, result = run_module(capsys, lock_name="my-scheduler")
     assert code == 1
-    assert "not found" in result["msg"]
+    assert result["msg"] == "ClusterRole system:kube-scheduler not found"
 
 
-def test_other_clusterrole_name(monkeypatch, capsys):
+def test_other_clusterrole_name(serve, capsys):
     role = fixture("1.34")
     role["metadata"]["name"] = "custom:scheduler"
-    api = FakeAPI(role)
-    code, result = run_module(monkeypatch, capsys, api, name="custom:scheduler", lock_name="my-scheduler")
-    assert code == 0
-    assert result["changed"] is True
+    requests = serve(ClusterRoles(role))
+    code, result = run_module(capsys, name="custom:scheduler", lock_name="my-scheduler")
+    assert (code, result["changed"]) == (0, True)
+    assert requests[0][1] == PATH + "custom:scheduler"
 
 
-def test_a_clusterrole_without_lease_rule_fails(monkeypatch, capsys):
+def test_a_clusterrole_without_lease_rule_fails(serve, capsys):
     role = fixture("1.34")
     role["rules"] = [r for r in role["rules"] if "leases" not in r["resources"]]
-    api = FakeAPI(role)
-    code, result = run_module(monkeypatch, capsys, api, lock_name="my-scheduler")
+    roles = ClusterRoles(role)
+    serve(roles)
+    code, result = run_module(capsys, lock_name="my-scheduler")
     assert code == 1
     assert "no rule for coordination.k8s.io leases" in result["msg"]
-    assert api.writes == []
+    assert roles.writes == []
 
 
-def test_lock_name_is_required(monkeypatch, capsys):
-    code, result = run_module(monkeypatch, capsys, FakeAPI(fixture("1.34")))
+def test_an_empty_lock_name_is_refused_before_connecting(capsys, connect_to):
+    connect_to(None)
+    code, result = run_module(capsys, lock_name="")
     assert code == 1
-    assert "lock_name" in result["msg"]
+    assert result["msg"] == "lock_name must not be empty"

@@ -4,17 +4,14 @@
 
 from __future__ import annotations
 
-import copy
 import json
-from pathlib import Path
 
 import pytest
+from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import placement
 from ansible_collections.kubesched.scheduler.plugins.modules import pod_placement
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "placement"
 
 MSG_CPU = (
     "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient cpu. "
@@ -22,77 +19,10 @@ MSG_CPU = (
 )
 
 
-def items(name):
-    return json.loads((FIXTURES / name).read_text())["items"]
-
-
-class Cluster:
-    """Recorded lists served in place of placement.fetch_*; pods may change from one poll to the next."""
-
-    def __init__(self, pod_lists, scheduled=(), failed=(), leases=(), deployments=()):
-        self.pod_lists = list(pod_lists)
-        self.events = {"Scheduled": list(scheduled), "FailedScheduling": list(failed)}
-        self.leases = list(leases)
-        self.deployments = list(deployments)
-        self.calls = []
-        self.client = object()
-
-    def fetch_pods(self, api, namespace=None, label_selector=None, field_selector=None):
-        assert api is self.client
-        self.calls.append(("pods", namespace, label_selector, field_selector))
-        pods = self.pod_lists.pop(0) if len(self.pod_lists) > 1 else self.pod_lists[0]
-        return copy.deepcopy([pod for pod in pods if not namespace or pod["metadata"]["namespace"] == namespace])
-
-    def fetch_events(self, api, namespace=None, reason="Scheduled", pod_name=None):
-        assert api is self.client
-        self.calls.append(("events", namespace, reason, pod_name))
-        return copy.deepcopy([event for event in self.events[reason] if event["reason"] == reason])
-
-    def fetch_leases(self, api, names):
-        self.calls.append(("leases", tuple(names)))
-        return copy.deepcopy(self.leases)
-
-    def fetch_deployments(self, api, names):
-        self.calls.append(("deployments", tuple(names)))
-        return copy.deepcopy(self.deployments)
-
-
-@pytest.fixture
-def install(monkeypatch):
-    def install_cluster(cluster):
-        monkeypatch.setattr(pod_placement, "api_client", lambda module: cluster.client)
-        for name in ("fetch_pods", "fetch_events", "fetch_leases", "fetch_deployments"):
-            monkeypatch.setattr(placement, name, getattr(cluster, name))
-        return cluster
-
-    return install_cluster
-
-
-@pytest.fixture
-def recorded(install):
-    v1 = items("events-k8s-io-v1.json")
-    return install(
-        Cluster(
-            [items("pods.json")],
-            items("events-scheduled.json") + v1,
-            items("events-failed.json") + v1,
-            items("leases.json"),
-            items("deployments.json"),
-        )
-    )
-
-
-@pytest.fixture
-def fake_clock(monkeypatch):
-    state = {"now": 500.0, "sleeps": []}
-
-    def sleep(seconds):
-        state["sleeps"].append(seconds)
-        state["now"] += seconds
-
-    monkeypatch.setattr(placement, "monotonic", lambda: state["now"])
-    monkeypatch.setattr(placement, "sleep", sleep)
-    return state
+@pytest.fixture(autouse=True)
+def cluster(connect_to):
+    """The client the module connects with; the fetchers the tests install check they are given it."""
+    return connect_to(object())
 
 
 def run_module(capsys, args):
@@ -187,9 +117,9 @@ def test_expectations_unmet_fail_and_still_return_pods(capsys, recorded):
     assert len(result["unmet"]) == 10
 
 
-def test_unknown_scheduler_name(capsys, install):
+def test_unknown_scheduler_name(capsys, placements, items):
     pod = next(p for p in items("pods.json") if p["metadata"]["name"] == "orphan-ghost-sched")
-    cluster = install(Cluster([[pod]], leases=items("leases.json"), deployments=items("deployments.json")))
+    fake = placements([pod], leases=items("leases.json"), deployments=items("deployments.json"))
     code, result = run_module(capsys, {"namespace": "demo", "names": ["orphan-ghost-sched"], "state": "scheduled"})
     assert code == 1
     assert result["pods"][0]["reason"] == "NoScheduler"
@@ -197,7 +127,7 @@ def test_unknown_scheduler_name(capsys, install):
         "1 of 1 selected pods do not meet the expectations: demo/orphan-ghost-sched: pending (NoScheduler: "
         "no running scheduler serves schedulerName 'ghost-scheduler': no FailedScheduling event and no Lease or Deployment for it)"
     )
-    assert cluster.calls == [
+    assert fake.calls == [
         ("pods", "demo", None, "metadata.name=orphan-ghost-sched"),
         ("events", "demo", "FailedScheduling", "orphan-ghost-sched"),
         ("leases", ("ghost-scheduler",)),
@@ -218,15 +148,13 @@ def test_missing_name_is_reported(capsys, recorded):
     assert result["msg"] == "1 of 2 selected pods do not meet the expectations: demo/web-404: pod not found"
 
 
-def test_wait_polls_until_placed(capsys, install, fake_clock):
-    cluster = install(
-        Cluster(
-            [items("rollout-poll1-pods.json"), items("rollout-poll1-pods.json"), items("rollout-poll1-pods.json"), items("rollout-poll2-pods.json")],
-            items("rollout-poll2-events-scheduled.json"),
-            (),
-            items("leases.json"),
-            items("deployments.json"),
-        )
+def test_wait_polls_until_placed(capsys, placements, items, clock):
+    fake = placements(
+        [items("rollout-poll1-pods.json"), items("rollout-poll1-pods.json"), items("rollout-poll1-pods.json"), items("rollout-poll2-pods.json")],
+        items("rollout-poll2-events-scheduled.json"),
+        (),
+        items("leases.json"),
+        items("deployments.json"),
     )
     code, result = run_module(
         capsys,
@@ -234,32 +162,32 @@ def test_wait_polls_until_placed(capsys, install, fake_clock):
     )
     assert code == 0
     assert result["attempts"] == 4
-    assert fake_clock["sleeps"] == [5, 5, 5]
+    assert clock.sleeps == [5, 5, 5]
     assert [(pod["name"], pod["node"], pod["scheduled_by"]) for pod in result["pods"]] == [
         ("web-7d9c6b5f4-c8pkx", "kubesched-worker", "my-scheduler"),
         ("web-7d9c6b5f4-m2n7s", "kubesched-worker2", "my-scheduler"),
     ]
-    assert [call[0] for call in cluster.calls].count("pods") == 4
+    assert [call[0] for call in fake.calls].count("pods") == 4
 
 
-def test_wait_times_out(capsys, install, fake_clock):
-    install(Cluster([items("rollout-poll1-pods.json")], (), (), items("leases.json"), items("deployments.json")))
+def test_wait_times_out(capsys, placements, items, clock):
+    placements(items("rollout-poll1-pods.json"), (), (), items("leases.json"), items("deployments.json"))
     code, result = run_module(capsys, {"namespace": "demo", "state": "scheduled", "wait": True, "wait_timeout": 10, "wait_sleep": 4})
     assert code == 1
     assert result["attempts"] == 4
-    assert fake_clock["sleeps"] == [4, 4, 2]
+    assert clock.sleeps == [4, 4, 2]
     assert result["msg"].startswith(
         "Timed out after 10s: 2 of 2 selected pods do not meet the expectations: demo/web-7d9c6b5f4-c8pkx, demo/web-7d9c6b5f4-m2n7s: pending (Waiting: "
     )
     assert result["summary"]["pending"] == 2
 
 
-def test_wait_for_pods_to_appear(capsys, install, fake_clock):
-    install(Cluster([[], items("rollout-poll2-pods.json")], items("rollout-poll2-events-scheduled.json")))
+def test_wait_for_pods_to_appear(capsys, placements, items, clock):
+    placements([[], items("rollout-poll2-pods.json")], items("rollout-poll2-events-scheduled.json"))
     code, result = run_module(capsys, {"namespace": "demo", "state": "scheduled", "wait": True})
     assert code == 0
     assert result["attempts"] == 2
-    assert fake_clock["sleeps"] == [2]
+    assert clock.sleeps == [2]
 
 
 def test_check_mode(capsys, recorded):
@@ -284,12 +212,6 @@ def test_invalid_combinations(capsys, recorded, args, message):
     assert recorded.calls == []
 
 
-def test_invalid_state(capsys, recorded):
-    code, result = run_module(capsys, {"state": "running"})
-    assert code == 1
-    assert "value of state must be one of: scheduled, pending, got: running" in result["msg"]
-
-
 class ApiError(Exception):
     status = 403
     reason = "Forbidden"
@@ -310,14 +232,14 @@ def test_api_error_fails_with_traceback(capsys, recorded, monkeypatch):
         raise ApiError("(403)\nReason: Forbidden")
 
     failures = []
-    original = pod_placement.AnsibleModule.fail_json
+    original = AnsibleModule.fail_json
 
     def fail_json(module, msg, **kwargs):
         failures.append(kwargs)
         return original(module, msg, **kwargs)
 
     monkeypatch.setattr(placement, "fetch_pods", forbidden)
-    monkeypatch.setattr(pod_placement.AnsibleModule, "fail_json", fail_json)
+    monkeypatch.setattr(AnsibleModule, "fail_json", fail_json)
     code, result = run_module(capsys, {"namespace": "demo"})
     assert code == 1
     assert result["msg"] == (
@@ -326,11 +248,3 @@ def test_api_error_fails_with_traceback(capsys, recorded, monkeypatch):
     )
     assert failures[0]["exception"].startswith("Traceback (most recent call last):")
     assert "ApiError: (403)" in failures[0]["exception"]
-
-
-def test_argument_spec_extends_the_connection_options():
-    spec = pod_placement.argument_spec()
-    assert spec["kubeconfig"]["type"] == "path"
-    assert spec["names"]["aliases"] == ["name"]
-    assert spec["wait_timeout"]["default"] == 120
-    assert spec["state"]["choices"] == ["scheduled", "pending"]

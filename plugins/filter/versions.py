@@ -1,8 +1,9 @@
 # Copyright: kubesched.scheduler contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filter kubesched.scheduler.scheduler_config_api: the KubeSchedulerConfiguration apiVersion for a server version.
+"""Filters that read Kubernetes versions: kubesched.scheduler.scheduler_config_api (the
+KubeSchedulerConfiguration apiVersion for a server version) and kubesched.scheduler.kubernetes_minor.
 
-Documented in scheduler_config_api.yml next to this file.
+Each is documented in the YAML file of its name next to this file.
 """
 
 from __future__ import annotations
@@ -26,13 +27,16 @@ OLDEST = API_VERSIONS[-1][0]
 _VERSION_RE = re.compile(r"^\s*v?(?P<major>\d+)\.(?P<minor>\d+)\+?(?:\.\d+)?(?:[-+.].*)?\s*$")
 
 
-def parse_version(version):
-    """Return ``(major, minor)`` from "1.34", "v1.34.4", "v1.34.4-gke.1" or a ``/version`` dict."""
+def parse_version(version, what="scheduler_config_api"):
+    """Return ``(major, minor)`` from "1.34", "v1.34.4", "v1.34.4-gke.1" or a ``/version`` dict.
+
+    :arg what: the name the error messages start with (the filter's).
+    """
     if isinstance(version, bool):
-        raise AnsibleFilterError(f"scheduler_config_api: {version!r} is not a Kubernetes version")
+        raise AnsibleFilterError(f"{what}: {version!r} is not a Kubernetes version")
     if isinstance(version, float):
         raise AnsibleFilterError(
-            f"scheduler_config_api: the Kubernetes version {version!r} is a number, which loses trailing zeros "
+            f"{what}: the Kubernetes version {version!r} is a number, which loses trailing zeros "
             '(1.30 becomes 1.3); quote it, for example kube_scheduler_cluster_version: "1.30"'
         )
     if isinstance(version, dict):
@@ -46,11 +50,11 @@ def parse_version(version):
                 return int(major_digits.group(1)), int(minor_digits.group(1))
         git_version = version.get("gitVersion") or version.get("git_version")
         if git_version:
-            return parse_version(str(git_version))
-        raise AnsibleFilterError(f"scheduler_config_api: cannot read a Kubernetes version from {version!r}")
+            return parse_version(str(git_version), what)
+        raise AnsibleFilterError(f"{what}: cannot read a Kubernetes version from {version!r}")
     match = _VERSION_RE.match(str(version))
     if not match:
-        raise AnsibleFilterError(f'scheduler_config_api: cannot read a Kubernetes version from {version!r} (expected "1.34" or "v1.34.4")')
+        raise AnsibleFilterError(f'{what}: cannot read a Kubernetes version from {version!r} (expected "1.34" or "v1.34.4")')
     return int(match.group("major")), int(match.group("minor"))
 
 
@@ -68,6 +72,14 @@ def scheduler_config_api(version):
     )
 
 
+def kubernetes_minor(version):
+    """The minor of a Kubernetes 1.x ``version`` (37 for "v1.37.2"), for choices that depend on the release."""
+    major, minor = parse_version(version, "kubernetes_minor")
+    if major != 1:
+        raise AnsibleFilterError(f"kubernetes_minor: Kubernetes {major}.{minor} (from {version!r}) is not a 1.x release")
+    return minor
+
+
 class FilterModule:
     def filters(self):
-        return {"scheduler_config_api": scheduler_config_api}
+        return {"scheduler_config_api": scheduler_config_api, "kubernetes_minor": kubernetes_minor}

@@ -1,13 +1,14 @@
 # Copyright: kubesched.scheduler contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Tests of the scheduler_config_api filter (KubeSchedulerConfiguration apiVersion by Kubernetes version)."""
+"""Tests of the version filters: scheduler_config_api (KubeSchedulerConfiguration apiVersion by Kubernetes version)
+and kubernetes_minor."""
 
 from __future__ import annotations
 
 import pytest
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.kubesched.scheduler.plugins.filter.scheduler_config_api import FilterModule, scheduler_config_api
+from ansible_collections.kubesched.scheduler.plugins.filter.versions import kubernetes_minor, scheduler_config_api
 
 V1 = "kubescheduler.config.k8s.io/v1"
 V1BETA3 = "kubescheduler.config.k8s.io/v1beta3"
@@ -62,5 +63,22 @@ def test_numbers_are_refused_with_advice():
         scheduler_config_api(1.30)
 
 
-def test_registered_name():
-    assert FilterModule().filters()["scheduler_config_api"] is scheduler_config_api
+@pytest.mark.parametrize(
+    ("version", "minor"),
+    [("1.37", 37), ("v1.37.2", 37), ("v1.27.16-eks-2f46c53", 27), ({"major": "1", "minor": "34+"}, 34), ({"gitVersion": "v1.22.0"}, 22)],
+)
+def test_kubernetes_minor(version, minor):
+    assert kubernetes_minor(version) == minor
+
+
+@pytest.mark.parametrize(
+    ("version", "message"),
+    [
+        ("2.0", "kubernetes_minor: Kubernetes 2.0 (from '2.0') is not a 1.x release"),
+        ("latest", "kubernetes_minor: cannot read a Kubernetes version from 'latest'"),
+        (1.3, "kubernetes_minor: the Kubernetes version 1.3 is a number"),
+    ],
+)
+def test_kubernetes_minor_names_what_it_cannot_read(version, message):
+    with pytest.raises(AnsibleFilterError, match=message.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+        kubernetes_minor(version)

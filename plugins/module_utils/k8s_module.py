@@ -1,0 +1,79 @@
+# Copyright: kubesched.scheduler contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The shape every module of the collection shares: a thin module over a ``run()`` in module_utils.
+
+The connection is kubernetes.core's: its options (``AUTH_ARG_SPEC``, documented by the
+``kubernetes.core.k8s_auth_options`` doc fragment, with the same ``K8S_AUTH_*`` environment
+fallbacks, impersonation, proxy and in-memory kubeconfig) and its client (``get_api_client``). The
+modules use the typed ``kubernetes.client`` APIs on the ``ApiClient`` underneath.
+
+``run(connect, params, check_mode, diff)`` checks ``params``, calls ``connect()`` for the
+``ApiClient`` when it needs the cluster, and returns the module's result; a result with a ``msg``
+fails the module with that message and the rest of the result.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import traceback
+
+from ansible.module_utils.basic import AnsibleModule
+
+# kubernetes.core is imported where it is used, so that the pure functions of the collection's
+# module_utils (and the tools that import them) do not need it.
+
+
+def argument_spec(**options):
+    """kubernetes.core's connection options, plus the module's own."""
+    from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+
+    spec = copy.deepcopy(AUTH_ARG_SPEC)
+    spec.update(options)
+    return spec
+
+
+def api_client(module):
+    """The authenticated ``kubernetes.client.ApiClient`` kubernetes.core builds from the module's options."""
+    from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
+
+    return get_api_client(module=module).client.client
+
+
+def api_error_status(exc):
+    """The HTTP status of a kubernetes client ApiException (duck-typed), or None."""
+    status = getattr(exc, "status", None)
+    return status if isinstance(status, int) else None
+
+
+def describe_api_error(exc):
+    """A one-line description of an API error, with the server's message when it sent a Status."""
+    status = api_error_status(exc)
+    if status is None:
+        return str(exc)
+    detail = getattr(exc, "reason", "") or ""
+    body = getattr(exc, "body", None)
+    if body:
+        try:
+            detail = json.loads(body).get("message") or detail
+        except (TypeError, ValueError, AttributeError):
+            detail = detail or str(body)[:200]
+    return f"API request failed ({status}): {detail}".rstrip(": ")
+
+
+def execute(options, run, failure):
+    """Run a module: parse ``options`` (plus the connection options), call ``run`` and exit.
+
+    :arg failure: what the module was doing, the start of the message of an unexpected error.
+    """
+    from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
+
+    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argument_spec(**options), supports_check_mode=True)
+    try:
+        result = run(lambda: api_client(module), module.params, check_mode=module.check_mode, diff=module._diff)
+    except Exception as exc:  # the client raises ApiException, kubernetes.core's CoreException, urllib3 and socket errors
+        module.fail_json(msg=f"{failure}: {describe_api_error(exc)}", exception=traceback.format_exc())
+    msg = result.pop("msg", None)
+    if msg:
+        module.fail_json(msg=msg, **result)
+    module.exit_json(**result)
