@@ -24,7 +24,7 @@ OLDEST_KUBE_VERSION := $(firstword $(MATRIX_KUBE_VERSIONS))
 # More targets, one file per subject (packaging and docs, benchmarks, ...).
 -include mk/*.mk
 
-.PHONY: help deps build install cluster cluster-down cluster-smoke lint sanity units molecule test compact test-matrix demo clean
+.PHONY: help deps build install cluster cluster-down cluster-smoke lint sanity units molecule test compact test-matrix k8s-source demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -90,7 +90,10 @@ units-core-lines: install $(addsuffix /.done,$(CORE_VENVS)) ## unit tests on eve
 sanity-core-lines: install $(addsuffix /.done,$(CORE_VENVS)) ## ansible-test sanity on every maintained ansible-core line
 	for v in $(CORE_VENVS); do echo "== sanity on $$($$v/bin/ansible --version | head -1)"; ( $(call sanity_in,$$v) ) || exit 1; done
 
-molecule: install cluster ## every molecule scenario on the kind cluster (stale state of an interrupted run is reset first)
+k8s-source: ## the Kubernetes source repository at KUBE_VERSION that the build role clones (hack/k8s-source.sh)
+	hack/k8s-source.sh $(KUBE_VERSION)
+
+molecule: install cluster k8s-source ## every molecule scenario on the kind cluster (stale state of an interrupted run is reset first)
 	for s in $(MOLECULE_SCENARIOS); do \
 	  $(VENV)/bin/molecule reset -s $$s >/dev/null 2>&1; \
 	  $(VENV)/bin/molecule test -s $$s || exit 1; \
@@ -109,7 +112,7 @@ compact: install ## the compact scenario (source → image → deploy → placem
 test-matrix: install ## the compact scenario on every maintained minor (MATRIX_KUBE_VERSIONS in hack/kind/versions.env)
 	for v in $(MATRIX_KUBE_VERSIONS); do $(MAKE) --no-print-directory compact KUBE_VERSION=$$v || exit 1; done
 
-demo: deps cluster ## build, push, deploy the second scheduler on the kind cluster and show pod placement
+demo: deps cluster k8s-source ## build, push, deploy the second scheduler on the kind cluster and show pod placement
 	hack/demo.sh
 
 clean: ## remove build output (not the cluster, not the caches)
