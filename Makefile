@@ -24,7 +24,7 @@ OLDEST_KUBE_VERSION := $(firstword $(MATRIX_KUBE_VERSIONS))
 # More targets, one file per subject (packaging and docs, benchmarks, ...).
 -include mk/*.mk
 
-.PHONY: help deps build install cluster cluster-down cluster-smoke lint sanity units molecule test compact test-matrix k8s-source demo clean
+.PHONY: help deps build install cluster cluster-down cluster-smoke lint sanity units molecule test compact test-matrix multi-cluster k8s-source demo clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -109,8 +109,17 @@ compact: install ## the compact scenario (source → image → deploy → placem
 	KUBESCHED_KUBE_VERSION=$(KUBE_VERSION) KUBESCHED_CONTEXT=$$(KUBE_VERSION=$(KUBE_VERSION) $(KIND)/cluster.sh context) \
 	  $(VENV)/bin/molecule test -s compact
 
-test-matrix: install ## the compact scenario on every maintained minor (MATRIX_KUBE_VERSIONS in hack/kind/versions.env)
+test-matrix: install ## the compact scenario on every maintained minor (MATRIX_KUBE_VERSIONS in hack/kind/versions.env), then multi-cluster
 	for v in $(MATRIX_KUBE_VERSIONS); do $(MAKE) --no-print-directory compact KUBE_VERSION=$$v || exit 1; done
+	$(MAKE) --no-print-directory multi-cluster
+
+# Two clusters of different minors deployed from one inventory in one run, verified, uninstalled.
+MULTI_INVENTORY := examples/inventory/kind.yml
+multi-cluster: install ## site.yml, verify.yml and uninstall.yml on the oldest and newest minors' clusters from one inventory
+	for v in $(OLDEST_KUBE_VERSION) $(KUBE_VERSION); do KUBE_VERSION=$$v $(KIND)/cluster.sh up >/dev/null && hack/k8s-source.sh $$v >/dev/null || exit 1; done
+	$(VENV)/bin/ansible-playbook -i $(MULTI_INVENTORY) playbooks/site.yml -e kube_scheduler_build_host=builders -e kube_scheduler_hosts=clusters
+	$(VENV)/bin/ansible-playbook -i $(MULTI_INVENTORY) playbooks/verify.yml -e kube_scheduler_hosts=clusters
+	$(VENV)/bin/ansible-playbook -i $(MULTI_INVENTORY) playbooks/uninstall.yml -e kube_scheduler_hosts=clusters
 
 demo: deps cluster k8s-source ## build, push, deploy the second scheduler on the kind cluster and show pod placement
 	hack/demo.sh

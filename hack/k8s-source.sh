@@ -15,13 +15,14 @@ repo=${2:-${KUBESCHED_CACHE:-/var/cache/kubesched}/git/kubernetes.git}
 staging_version=v0.${BASH_REMATCH[1]}.${BASH_REMATCH[2]}
 log() { printf '[%s] k8s-source: %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod GOWORK=
+git() { command git -c gc.auto=0 -c core.safecrlf=false "$@"; }
 
 if git -C "$repo" rev-parse -q --verify "refs/tags/$version" >/dev/null 2>&1; then
   log "$repo has $version"; echo "file://$repo"; exit 0
 fi
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp" 2>/dev/null || true' EXIT
 cd "$tmp"
 log "downloading k8s.io/kubernetes@$version"
 info=$(go mod download -json "k8s.io/kubernetes@$version")
@@ -60,12 +61,12 @@ done
   [ "$(head -c2 "$f")" = '#!' ] && chmod +x "$f"; done)
 
 log "go work vendor"
-(cd "$tree" && GOFLAGS= GOWORK= go work vendor)
+(cd "$tree" && GOFLAGS= GOWORK= go work vendor 2>&1 | { grep -v '^go: downloading' || true; })
 
 log "committing and tagging $version in $repo"
 [ -d "$repo" ] || git init -q --bare "$repo"
 git -C "$tree" init -q -b "release-${version%.*}"
-git -C "$tree" -c core.safecrlf=false add -A
+git -C "$tree" add -A
 git -C "$tree" -c user.name=kubesched -c user.email=kubesched@localhost \
   commit -q -m "Kubernetes $version" -m "Made from k8s.io/kubernetes@$version and its staging modules at $staging_version (Go module proxy); upstream commit ${commit:-unknown}.${skipped:+ Not served, so not in go.work:$skipped.}"
 git -C "$tree" -c user.name=kubesched -c user.email=kubesched@localhost tag -a "$version" -m "Kubernetes $version"
