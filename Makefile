@@ -43,8 +43,13 @@ build: $(VENV)/.done ## build the collection tarball
 	$(VENV)/bin/ansible-galaxy collection build --force --output-path $(BUILD) . >/dev/null
 	@echo "built $(TARBALL)"
 
-install: build ## install the tarball into build/collections (offline: dependencies come from the ansible package)
+# The collections it depends on come from the ansible package in .venv (no Galaxy server here),
+# linked beside it, so that every ansible-core line's venv finds them in build/collections alone.
+DEP_COLLECTIONS := kubernetes/core community/docker containers/podman
+install: build ## install the tarball into build/collections, with its dependencies from the ansible package
 	$(VENV)/bin/ansible-galaxy collection install --force --no-deps -p $(COLLECTIONS) $(TARBALL) >/dev/null
+	for c in $(DEP_COLLECTIONS); do mkdir -p $(COLLECTIONS)/ansible_collections/$$(dirname $$c) && \
+	  ln -sfn $(VENV_SITE)/ansible_collections/$$c $(COLLECTIONS)/ansible_collections/$$c || exit 1; done
 	@echo "installed kubesched.scheduler $(COLLECTION_VERSION) in $(COLLECTIONS)"
 
 cluster: ## the offline kind cluster `kubesched` and the registry localhost:5001 (cached builds)
