@@ -69,7 +69,8 @@ lint: install ## ansible-lint (production), yamllint, ruff
 
 # ansible-test and pytest of one venv on the installed collection: $(call sanity_in,VENV) / $(call units_in,VENV)
 sanity_in = hack/ansible-test-pip.sh $(1)/bin/python && cd $(INSTALLED) && git init -q && git add -A && \
-	  $(abspath $(1))/bin/ansible-test sanity --local --python $$($(1)/bin/python -c 'import sys; print("%d.%d" % sys.version_info[:2])') --color no
+	  $(abspath $(1))/bin/ansible-test sanity --local --color no \
+	    --python $$($(abspath $(1))/bin/python -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 units_in = cd $(INSTALLED) && PYTHONPATH=$(COLLECTIONS) $(abspath $(1))/bin/python -m pytest -q -p no:cacheprovider tests/unit
 
 sanity: install ## ansible-test sanity on the installed collection (ansible-test lists files with git)

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Builds the other binaries the cluster's images need, at the versions kubeadm $KUBE_VERSION
 # names: etcd and CoreDNS from the Go module proxy, and our own pause (hack/kind/pause); plus
-# crictl of the same minor version, which `kind load` uses to see which nodes have an image.
+# crictl $CRICTL_VERSION, which `kind load` uses to see which nodes have an image.
 # Output: $KUBESCHED_CACHE/extras/<name>-<version>/<name>, skipped when already built.
 . "$(dirname "$0")/lib.sh"
 
 etcd_version=v$(kubeadm_image etcd | sed 's/.*://; s/-[0-9]*$//')
 coredns_version=$(kubeadm_image coredns | sed 's/.*://')
 pause_version=$(kubeadm_image pause | sed 's/.*://')
-crictl_version=$(basename "$(dirname "$(crictl_bin)")"); crictl_version=${crictl_version#crictl-}
+crictl_version=$CRICTL_VERSION
 
 build() {  # build NAME VERSION KEY-FILE... -- COMMAND...
   local name=$1 version=$2; shift 2

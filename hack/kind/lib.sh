@@ -49,7 +49,7 @@ kubeadm_images() {
 # kubeadm_image NAME: the full reference kubeadm uses for one image (etcd, coredns, pause, ...).
 kubeadm_image() { kubeadm_images | grep -E "/$1:" ; }
 
-# crictl_bin: crictl of the same minor version as Kubernetes (built by build-extras.sh).
-crictl_bin() { echo "$KUBESCHED_CACHE/extras/crictl-$(sed -E 's/^(v1\.[0-9]+)\..*/\1.0/' <<< "$KUBE_VERSION")/crictl"; }
+# crictl_bin: crictl $CRICTL_VERSION (built by build-extras.sh), the same for every version's nodes.
+crictl_bin() { echo "$KUBESCHED_CACHE/extras/crictl-$CRICTL_VERSION/crictl"; }
 
 k8s_bin_dir() { echo "$KUBESCHED_CACHE/k8s/$KUBE_VERSION/bin"; }
