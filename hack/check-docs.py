@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Keep the collection's variable documentation from drifting.
 
-Checks, for every role, that defaults/main.yml and meta/argument_specs.yml declare the same
-variables with the same defaults; that a variable shared by several roles has one default and one
-type everywhere; and that README.md's variables table (between the VARIABLES markers) is the one
-generated from the argument specs.
+Each public variable is declared once: in the defaults/main.yml and meta/argument_specs.yml of the role
+that owns it (kubesched.scheduler.common for the variables several roles read). Checks, for every role,
+that its defaults and its argument spec declare the same variables with the same defaults, and that no
+variable is declared by two roles; and that README.md's variables table (between the VARIABLES markers)
+is the one generated from the argument specs, with the roles that read each variable; and that the
+include example in README.md is examples/playbooks/infrastructure.yml, the play molecule runs.
 
 usage: hack/check-docs.py            check (exit 1 with the differences)
        hack/check-docs.py --write    regenerate the README table
@@ -18,6 +20,8 @@ import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BEGIN, END = "<!-- BEGIN VARIABLES (hack/check-docs.py --write) -->", "<!-- END VARIABLES -->"
+EXAMPLE = "examples/playbooks/infrastructure.yml"
+SHARED = "common"
 
 
 def load(path):
@@ -25,11 +29,43 @@ def load(path):
         return yaml.safe_load(f) or {}
 
 
+NAME = re.compile(r"\b(?:__)?kube_scheduler_[a-z0-9_]+|\bchecks\.yml\b")
+
+
+def readers(role_dirs):
+    """{variable: roles that read it}, directly or through a default, an internal variable or the shared checks."""
+    refers = {}  # a name -> the names its value (or, for checks.yml, its tasks) refer to
+    for role in role_dirs:
+        for path in (role / "defaults" / "main.yml", role / "vars" / "main.yml"):
+            if path.exists():
+                for name, value in load(path).items():
+                    refers.setdefault(name, set()).update(NAME.findall(yaml.safe_dump(value)))
+    refers["checks.yml"] = set(NAME.findall((ROOT / "roles" / SHARED / "tasks" / "checks.yml").read_text(encoding="utf-8")))
+    found = {}
+    for role in role_dirs:
+        if role.name == SHARED:
+            continue
+        todo = set()
+        for path in role.rglob("*"):
+            if path.is_file() and path.parts[-2] in ("tasks", "templates"):
+                todo.update(NAME.findall(path.read_text(encoding="utf-8")))
+        seen = set()
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                todo.update(refers.get(name, ()))
+        for name in seen:
+            found.setdefault(name, set()).add(role.name)
+    return found
+
+
 def collect():
     errors, variables = [], {}
-    for role in sorted(p for p in (ROOT / "roles").iterdir() if (p / "meta" / "argument_specs.yml").exists()):
+    role_dirs = sorted(p for p in (ROOT / "roles").iterdir() if (p / "meta" / "argument_specs.yml").exists())
+    for role in role_dirs:
         defaults = load(role / "defaults" / "main.yml") if (role / "defaults" / "main.yml").exists() else {}
-        options = load(role / "meta" / "argument_specs.yml")["argument_specs"]["main"].get("options", {})
+        options = load(role / "meta" / "argument_specs.yml")["argument_specs"]["main"].get("options") or {}
         for name in sorted(set(defaults) - set(options)):
             errors.append(f"{role.name}: {name} is in defaults/main.yml but not in meta/argument_specs.yml")
         for name, spec in options.items():
@@ -39,17 +75,20 @@ def collect():
                 errors.append(f"{role.name}: {name} is documented but has no default in defaults/main.yml")
             elif name in defaults and spec.get("default") != defaults[name]:
                 errors.append(f"{role.name}: {name} defaults to {defaults[name]!r} but argument_specs says {spec.get('default')!r}")
-            entry = variables.setdefault(name, {"spec": spec, "roles": []})
-            entry["roles"].append(role.name)
-            for key in ("default", "type", "choices"):
-                if entry["spec"].get(key) != spec.get(key):
-                    errors.append(f"{name}: {key} differs between roles {entry['roles'][0]} and {role.name}")
+            if name in variables:
+                errors.append(f"{name} is declared by the roles {variables[name]['owner']} and {role.name}: declare it once ({SHARED} when shared)")
+            variables[name] = {"spec": spec, "owner": role.name}
+    used = readers(role_dirs)
+    for name, entry in variables.items():
+        entry["roles"] = sorted(used.get(name, set())) or [entry["owner"]]
+        if entry["owner"] != SHARED and set(entry["roles"]) - {entry["owner"]}:
+            errors.append(f"{name} is read by {', '.join(entry['roles'])} but declared by {entry['owner']} alone: move it to {SHARED}")
     return errors, variables
 
 
 def cell(text):
     text = " ".join(text) if isinstance(text, list) else str(text)
-    text = re.sub(r"[OCIV]\(([^)=]*)(=[^)]*)?\)", lambda m: f"`{m.group(1)}{m.group(2) or ''}`", text)
+    text = re.sub(r"[OCIVE]\(([^)=]*)(=[^)]*)?\)", lambda m: f"`{m.group(1)}{m.group(2) or ''}`", text)
     return text.replace("|", "\\|").replace("\n", " ")
 
 
@@ -81,9 +120,13 @@ def main(argv):
                 print("README.md: variables table regenerated")
             else:
                 errors.append("README.md's variables table is out of date: run hack/check-docs.py --write")
+    example = "\n".join(line for line in (ROOT / EXAMPLE).read_text(encoding="utf-8").splitlines() if line != "---" and not line.startswith("#"))
+    if f"({EXAMPLE})" not in readme or f"```yaml\n{example.strip()}\n```" not in readme:
+        errors.append(f"README.md does not show {EXAMPLE} as it is (a link to it, then the play without its comments in a yaml block)")
     for e in errors:
         print(f"check-docs: {e}", file=sys.stderr)
-    print(f"check-docs: {len(variables)} variables in {len({r for v in variables.values() for r in v['roles']})} roles, {len(errors)} problems")
+    owners = {v["owner"] for v in variables.values()}
+    print(f"check-docs: {len(variables)} variables declared once each in {len(owners)} roles, {len(errors)} problems")
     return 1 if errors else 0
 
 

@@ -17,12 +17,25 @@ UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0,
 _PART_RE = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
 
 
-def duration_seconds(value):
+_RAISE = object()
+
+
+def duration_seconds(value, default=_RAISE):
     """The number of seconds a Go duration stands for ("15s" -> 15.0, "1m30s" -> 90.0, "-1.5h" -> -5400.0).
 
     Accepts what Go's ``time.ParseDuration`` accepts, which is what kube-scheduler reads:
     an optional sign, then one or more numbers each followed by a unit, or a bare "0".
+    Anything else raises an error naming the value, or returns ``default`` when one is given.
     """
+    try:
+        return _parse(value)
+    except AnsibleFilterError:
+        if default is _RAISE:
+            raise
+        return default
+
+
+def _parse(value):
     if isinstance(value, bool) or not isinstance(value, str):
         raise AnsibleFilterError(f"duration_seconds: {value!r} is not a Go duration: give a string such as 15s, 1m30s or 500ms")
     text = value.strip()

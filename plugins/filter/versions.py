@@ -72,11 +72,22 @@ def scheduler_config_api(version):
     )
 
 
-def kubernetes_minor(version):
-    """The minor of a Kubernetes 1.x ``version`` (37 for "v1.37.2"), for choices that depend on the release."""
-    major, minor = parse_version(version, "kubernetes_minor")
-    if major != 1:
-        raise AnsibleFilterError(f"kubernetes_minor: Kubernetes {major}.{minor} (from {version!r}) is not a 1.x release")
+_RAISE = object()
+
+
+def kubernetes_minor(version, default=_RAISE):
+    """The minor of a Kubernetes 1.x ``version`` (37 for "v1.37.2"), for choices that depend on the release.
+
+    A version it cannot read raises an error naming it, or returns ``default`` when one is given.
+    """
+    try:
+        major, minor = parse_version(version, "kubernetes_minor")
+        if major != 1:
+            raise AnsibleFilterError(f"kubernetes_minor: Kubernetes {major}.{minor} (from {version!r}) is not a 1.x release")
+    except AnsibleFilterError:
+        if default is _RAISE:
+            raise
+        return default
     return minor
 
 

@@ -1,7 +1,7 @@
 # Copyright: kubesched.scheduler contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Render mode of the roles clusterrole and deploy: run them with kube_scheduler_render_dir (no cluster is
-contacted) and validate the manifests against the Kubernetes 1.34 schemas with kubernetes-validate."""
+"""Render mode of the deploy role (with the clusterrole role's steps): run it with kube_scheduler_render_dir (no
+cluster is contacted) and validate the manifests against the Kubernetes schemas with kubernetes-validate."""
 
 from __future__ import annotations
 
@@ -22,7 +22,6 @@ PLAYBOOK = """
   hosts: localhost
   gather_facts: false
   roles:
-    - role: kubesched.scheduler.clusterrole
     - role: kubesched.scheduler.deploy
 """
 OBJECTS = [
@@ -51,14 +50,16 @@ def workdir(tmp_path_factory):
     return base, collections
 
 
-def run_playbook(workdir, out, **extra_vars):
+def run_playbook(workdir, out, *strings, **extra_vars):
+    """Render into ``out`` with ``extra_vars`` (typed, as JSON) and ``strings`` (``-e name=value``, strings as on a command line)."""
     base, collections = workdir
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=str(collections), ANSIBLE_NOCOLOR="1", ANSIBLE_RETRY_FILES_ENABLED="0")
     env.pop("K8S_AUTH_KUBECONFIG", None)
     env["KUBECONFIG"] = str(base / "no-such-kubeconfig")  # any attempt to reach a cluster would fail
     extra = json.dumps({"kube_scheduler_render_dir": str(out), **extra_vars})
+    options = [arg for string in strings for arg in ("-e", string)]
     return subprocess.run(
-        [str(BIN / "ansible-playbook"), str(base / "render.yml"), "-e", extra],
+        [str(BIN / "ansible-playbook"), str(base / "render.yml"), "-e", extra, *options],
         cwd=base,
         env=env,
         capture_output=True,
@@ -101,8 +102,9 @@ def dedicated_mode(workdir):
         kube_scheduler_rbac_mode="dedicated",
         kube_scheduler_replicas=2,
         kube_scheduler_cluster_version="v1.23.17",
-        kube_scheduler_security_profile="seed",
-        kube_scheduler_image_ref="localhost:5001/team-a:v1.37.2@sha256:" + "a" * 64,
+        kube_scheduler_security_profile="baseline",
+        kube_scheduler_image="localhost:5001/team-a",
+        kube_scheduler_image_digest="sha256:" + "a" * 64,
         kube_scheduler_plugins={"score": {"disabled": [{"name": "NodeResourcesBalancedAllocation"}]}},
         kube_scheduler_plugin_config=[{"name": "NodeResourcesFit", "args": {"scoringStrategy": {"type": "MostAllocated"}}}],
         kube_scheduler_profiles_extra=[{"schedulerName": "team-a-batch"}],
@@ -225,6 +227,85 @@ def test_config_change_changes_the_checksum(patch_mode, dedicated_mode):
     assert first["kubesched.io/config-checksum"] != second["kubesched.io/config-checksum"]
 
 
+def render(workdir, tmp_path, *strings):
+    """The KubeSchedulerConfiguration and the Deployment rendered with ``-e name=value`` strings."""
+    out = tmp_path / "out"
+    result = run_playbook(workdir, out, *strings)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    config_text = (out / "config" / "my-scheduler-config.yaml").read_text()
+    return config_text, yaml.safe_load(config_text), load(out / "50-deployment.yaml")
+
+
+def test_strings_from_the_command_line_render_real_types(workdir, tmp_path):
+    text, config, deployment = render(
+        workdir,
+        tmp_path,
+        "kube_scheduler_client_qps=100",
+        "kube_scheduler_client_burst=200",
+        "kube_scheduler_parallelism=8",
+        "kube_scheduler_leader_elect=false",
+        "kube_scheduler_replicas=1",
+        "kube_scheduler_verbosity=4",
+        "kube_scheduler_wait_timeout=60",
+    )
+    # kube-scheduler decodes strictly: "qps: '100'" would make it crash-loop.
+    assert "qps: 100\n" in text
+    assert config["clientConnection"] == {"qps": 100, "burst": 200}
+    assert config["parallelism"] == 8
+    assert config["leaderElection"]["leaderElect"] is False
+    assert deployment["spec"]["replicas"] == 1
+    assert "--v=4" in deployment["spec"]["template"]["spec"]["containers"][0]["command"]
+
+
+CASES = """
+- name: Render once per case, with the variables as strings
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Render a case
+      ansible.builtin.include_role:
+        name: kubesched.scheduler.deploy
+      vars:
+        kube_scheduler_render_dir: "{{ out }}/{{ case.key }}"
+        kube_scheduler_leader_elect: "{{ case.value }}"
+      loop: "{{ cases | dict2items }}"
+      loop_control:
+        loop_var: case
+"""
+
+
+def test_booleans_given_as_strings(workdir, tmp_path):
+    """What -e name=value gives for a boolean (a string) is read as argument_specs reads it."""
+    cases = {"false": False, "no": False, "0": False, "off": False, "true": True, "yes": True, "1": True}
+    base, collections = workdir
+    (tmp_path / "cases.yml").write_text(CASES)
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=str(collections), ANSIBLE_NOCOLOR="1", KUBECONFIG=str(base / "no-such-kubeconfig"))
+    result = subprocess.run(
+        [str(BIN / "ansible-playbook"), str(tmp_path / "cases.yml"), "-e", json.dumps({"out": str(tmp_path), "cases": {k: k for k in cases}})],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    for value, expected in cases.items():
+        config = yaml.safe_load((tmp_path / value / "config" / "my-scheduler-config.yaml").read_text())
+        assert config["leaderElection"]["leaderElect"] is expected, value
+
+
+def test_a_fractional_qps_stays_a_number(workdir, tmp_path):
+    text, config, dummy = render(workdir, tmp_path, "kube_scheduler_client_qps=12.5")
+    assert config["clientConnection"]["qps"] == 12.5
+    assert "qps: 12.5\n" in text
+
+
+def test_more_replicas_with_leader_election_off_from_the_command_line_is_refused(workdir, tmp_path):
+    result = run_playbook(workdir, tmp_path / "out", "kube_scheduler_leader_elect=false", "kube_scheduler_replicas=2")
+    assert result.returncode != 0
+    assert "kube_scheduler_replicas is 2 and kube_scheduler_leader_elect is False" in result.stdout
+
+
 @pytest.mark.parametrize(
     ("extra_vars", "message"),
     [
@@ -232,6 +313,9 @@ def test_config_change_changes_the_checksum(patch_mode, dedicated_mode):
         ({"kube_scheduler_replicas": 2, "kube_scheduler_leader_elect": False}, "set kube_scheduler_leader_elect: true"),
         ({"kube_scheduler_lock_name": "kube-scheduler"}, "kube_scheduler_lock_name is 'kube-scheduler'"),
         ({"kube_scheduler_cluster_version": "1.21"}, "kube_scheduler_cluster_version is '1.21'"),
+        ({"kube_scheduler_lease_duration": "15x"}, "kube_scheduler_lease_duration ('15x') is not a Go duration"),
+        ({"kube_scheduler_client_qps": "many"}, "argument 'kube_scheduler_client_qps' is of type str"),
+        ({"kube_scheduler_security_profile": "hardened"}, "value of kube_scheduler_security_profile must be one of: restricted, baseline"),
     ],
 )
 def test_preflight_refuses_bad_input_before_writing(workdir, tmp_path, extra_vars, message):

@@ -48,3 +48,9 @@ def test_what_go_refuses_is_refused(value):
 def test_only_strings_are_durations(value):
     with pytest.raises(AnsibleFilterError, match="give a string such as 15s"):
         duration_seconds(value)
+
+
+@pytest.mark.parametrize(("value", "default"), [("15x", None), (15, 0.0), ("", "unset")])
+def test_a_default_replaces_the_error(value, default):
+    assert duration_seconds(value, default=default) == default
+    assert duration_seconds("1m", default=default) == 60.0

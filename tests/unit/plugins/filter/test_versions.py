@@ -82,3 +82,9 @@ def test_kubernetes_minor(version, minor):
 def test_kubernetes_minor_names_what_it_cannot_read(version, message):
     with pytest.raises(AnsibleFilterError, match=message.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
         kubernetes_minor(version)
+
+
+@pytest.mark.parametrize("version", ["2.0", "latest", 1.3, None])
+def test_kubernetes_minor_default_replaces_the_error(version):
+    assert kubernetes_minor(version, default=0) == 0
+    assert kubernetes_minor("v1.30.1", default=0) == 30
