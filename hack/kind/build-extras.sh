@@ -48,4 +48,7 @@ pause_build() {
 build etcd "$etcd_version" "$KIND_DIR/build-extras.sh" -- etcd_build
 build coredns "$coredns_version" "$KIND_DIR/build-extras.sh" -- coredns_build
 build pause "$pause_version" "$KIND_DIR/pause/main.go" -- pause_build
+# The test pods' image (TEST_POD_IMAGE) is our pause too, at its own version on every node.
+pause_version=${TEST_POD_IMAGE##*:}
+build pause "$pause_version" "$KIND_DIR/pause/main.go" -- pause_build
 build crictl "$crictl_version" "$KIND_DIR/build-extras.sh" -- crictl_build

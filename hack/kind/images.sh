@@ -157,8 +157,7 @@ target_node() {
   mapfile -t images < <(kubeadm_images; echo "$CNI_IMAGE")
   # The pods of the verify playbook and of the tests run TEST_POD_IMAGE on every version's nodes.
   if ! printf '%s\n' "${images[@]}" | grep -qxF "$TEST_POD_IMAGE"; then
-    local pause; pause=$(kubeadm_image pause)
-    static_image "$TEST_POD_IMAGE" "$KUBESCHED_CACHE/extras/pause-${pause##*:}/pause" /usr/local/bin/pause >&2
+    static_image "$TEST_POD_IMAGE" "$KUBESCHED_CACHE/extras/pause-${TEST_POD_IMAGE##*:}/pause" /usr/local/bin/pause >&2
     images+=("$TEST_POD_IMAGE")
   fi
   local ids=()
