@@ -91,10 +91,10 @@ CORE_VENVS := $(foreach v,$(CORE_PINS),.venv-core-$(basename $(v)))
 	touch $@
 
 units-core-lines: install $(addsuffix /.done,$(CORE_VENVS)) ## unit tests on every maintained ansible-core line
-	for v in $(CORE_VENVS); do echo "== units on $$($$v/bin/ansible --version | head -1)"; ( $(call units_in,$$v) ) || exit 1; done
+	for v in $(CORE_VENVS); do echo "== units on ansible-core $$($$v/bin/python -c "import ansible.release as r; print(r.__version__)")"; ( $(call units_in,$$v) ) || exit 1; done
 
 sanity-core-lines: install $(addsuffix /.done,$(CORE_VENVS)) ## ansible-test sanity on every maintained ansible-core line
-	for v in $(CORE_VENVS); do echo "== sanity on $$($$v/bin/ansible --version | head -1)"; ( $(call sanity_in,$$v) ) || exit 1; done
+	for v in $(CORE_VENVS); do echo "== sanity on ansible-core $$($$v/bin/python -c "import ansible.release as r; print(r.__version__)")"; ( $(call sanity_in,$$v) ) || exit 1; done
 
 k8s-source: ## the Kubernetes source repository at KUBE_VERSION that the build role clones (hack/k8s-source.sh)
 	hack/k8s-source.sh $(KUBE_VERSION)
