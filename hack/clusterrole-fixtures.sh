@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # clusterrole-fixtures.sh CONTEXT...: reads system:kube-scheduler from each running cluster and
 # writes it as the unit tests' fixture of that minor,
-# tests/unit/plugins/fixtures/clusterrole/system-kube-scheduler-1.NN.yaml (managedFields, uid,
-# resourceVersion and creationTimestamp left out, so a refresh changes the file only when the
-# rules do). The unit tests run the ClusterRole logic on every fixture present.
+# tests/unit/plugins/fixtures/clusterrole/system-kube-scheduler-1.NN.yaml (managedFields left out).
+# The unit tests run the ClusterRole logic on every fixture present.
 set -euo pipefail
 out=$(cd "$(dirname "$0")/.." && pwd)/tests/unit/plugins/fixtures/clusterrole
 kubectl=${KUBECTL:-kubectl}
@@ -13,10 +12,10 @@ for ctx in "$@"; do
   file=$out/system-kube-scheduler-$minor.yaml
   {
     echo "# ClusterRole system:kube-scheduler read from a Kubernetes $version cluster by"
-    echo "# hack/clusterrole-fixtures.sh (kubectl get clusterrole system:kube-scheduler -o json, server-set"
-    echo "# metadata left out): the bootstrap policy's rules of that release."
+    echo "# hack/clusterrole-fixtures.sh (kubectl get clusterrole system:kube-scheduler -o json, managedFields"
+    echo "# left out): the bootstrap policy's rules of that release."
     "$kubectl" --context "$ctx" get clusterrole system:kube-scheduler -o json \
-      | jq 'del(.metadata.managedFields, .metadata.uid, .metadata.resourceVersion, .metadata.creationTimestamp)' \
+      | jq 'del(.metadata.managedFields)' \
       | python3 -c 'import json, sys, yaml; yaml.safe_dump(json.load(sys.stdin), sys.stdout, sort_keys=False, default_flow_style=False)'
   } > "$file.new"
   mv "$file.new" "$file"
