@@ -28,9 +28,25 @@ def load(version):
     return yaml.safe_load((FIXTURES / f"system-kube-scheduler-{version}.yaml").read_text())
 
 
-@pytest.fixture(params=["1.27", "1.34"])
+# Every minor whose system:kube-scheduler was read from a running cluster (hack/clusterrole-fixtures.sh).
+VERSIONS = sorted((p.stem.rsplit("-", 1)[1] for p in FIXTURES.glob("system-kube-scheduler-*.yaml")), key=lambda v: tuple(map(int, v.split("."))))
+
+
+@pytest.fixture(params=VERSIONS)
 def role(request):
     return load(request.param)
+
+
+@pytest.mark.parametrize("version", [v for v in VERSIONS if tuple(map(int, v.split("."))) >= (1, 28)])
+def test_from_1_28_the_lock_is_a_lease_only(version):
+    rules = load(version)["rules"]
+    assert lock_names(rules) == {"leases": ["kube-scheduler"], "endpoints": []}
+    new_rules, changed, added = compute_patch(rules, "my-scheduler", "present")
+    assert changed is True
+    assert added == {"leases": ["my-scheduler"], "endpoints": []}
+    assert [r for r in new_rules if r.get("resourceNames") != lease_rule(new_rules).get("resourceNames")] == [
+        r for r in rules if r.get("resourceNames") != lease_rule(rules).get("resourceNames")
+    ]
 
 
 def lease_rule(rules):
