@@ -44,6 +44,13 @@ stop_dockerd() {
 }
 start_dockerd
 
+# Every kind node's kubelet, kube-proxy and containerd hold inotify instances of the host's user
+# root: with clusters of several versions side by side, the default 128 runs out and kube-proxy
+# fails with "too many open files". Raised, never lowered.
+for kv in fs.inotify.max_user_instances=1024 fs.inotify.max_user_watches=1048576; do
+  if [ "$(sysctl -n "${kv%%=*}")" -lt "${kv#*=}" ]; then sysctl -qw "$kv"; fi
+done
+
 # A local busybox image, so that a `FROM busybox` Dockerfile (and the privileged probe) works offline.
 "$KIND_DIR/images.sh" busybox
 
