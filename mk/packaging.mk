@@ -105,3 +105,41 @@ ee: build $(DOCS_VENV)/.done ## the Execution Environment image $(EE_IMAGE) (off
 	    || { tail -40 $(EE_DIR)/build.log; echo "ee: docker build failed (log: $(EE_DIR)/build.log)"; exit 1; }; \
 	  docker run --rm $(EE_IMAGE) ansible-galaxy collection list kubesched.scheduler 2>/dev/null | grep kubesched.scheduler; \
 	  echo "ee: $(EE_IMAGE) $$(docker image inspect -f '{{.Size}}' $(EE_IMAGE) | awk '{printf "%.0f MB", $$1/1e6}') built in $$(( $$(date +%s) - start )) s"
+
+# ee-test: the collection's own site.yml, verify.yml and uninstall.yml (taken from the image), run in
+# the Execution Environment with ansible-navigator against the kind cluster: the whole flow inside
+# it, with the build role given a prebuilt kube-scheduler and the image role on the host's Docker
+# socket; a scheduler name, image and verify namespace of its own, and uninstall.yml at the end.
+# (The Makefile's ANSIBLE_COLLECTIONS_PATH is not passed: the collections are those of the image.)
+EE_TEST_CONTEXT ?= kind-kubesched
+EE_TEST_NAME ?= ee-scheduler
+EE_TEST_VERSION ?= v1.37.2
+EE_TEST_BINARY ?= /var/cache/kubesched/k8s/$(EE_TEST_VERSION)/bin/kube-scheduler
+EE_TEST_VARS = -e kube_scheduler_name=$(EE_TEST_NAME) -e kube_scheduler_context=$(EE_TEST_CONTEXT) \
+  -e kube_scheduler_kubeconfig=/kubesched/kubeconfig -e kube_scheduler_version=$(EE_TEST_VERSION) \
+  -e kube_scheduler_binary=/kubesched/kube-scheduler -e kube_scheduler_image=localhost:5001/$(EE_TEST_NAME) \
+  -e kube_scheduler_verify_namespace=$(EE_TEST_NAME)-verify
+
+ee-test: $(DOCS_VENV)/.done ## run site.yml, verify.yml and uninstall.yml in the Execution Environment (ansible-navigator) on the kind cluster
+	@docker image inspect $(EE_IMAGE) >/dev/null 2>&1 || { echo "ee-test: no image $(EE_IMAGE): make ee"; exit 1; }
+	@test -x $(EE_TEST_BINARY) || { echo "ee-test: no $(EE_TEST_BINARY) (make cluster builds it; or set EE_TEST_BINARY)"; exit 1; }
+	@# ansible-runner's event markers (invisible on a terminal) are taken out of the logs.
+	@set -e -o pipefail; start=$$(date +%s); d=$(abspath $(EE_DIR))/test; rm -rf $$d; mkdir -p $$d/playbooks; \
+	  kubectl config view --minify --flatten --context $(EE_TEST_CONTEXT) > $$d/kubeconfig; chmod 600 $$d/kubeconfig; \
+	  docker run --rm --entrypoint tar $(EE_IMAGE) -C /usr/share/ansible/collections/ansible_collections/kubesched/scheduler \
+	    -cf - playbooks | tar -C $$d -xf -; \
+	  nav() { env -u ANSIBLE_COLLECTIONS_PATH $(DOCS_RUN) ansible-navigator run "$$d/playbooks/$$1" --mode stdout \
+	    --dc false --ee true --eei $(EE_IMAGE) \
+	    --pull-policy never --ce docker --pae false --lf $$d/navigator.log --co=--network=host \
+	    --eev $$d/kubeconfig:/kubesched/kubeconfig --eev $(EE_TEST_BINARY):/kubesched/kube-scheduler \
+	    --eev /var/run/docker.sock:/var/run/docker.sock $(EE_TEST_VARS) 2>&1 \
+	    | sed -E 's#\x1b\[K[A-Za-z0-9+/=]*\x1b\[[0-9]+D##g; s#\x1b\[K##g' > $$d/$${1%.yml}.log; }; \
+	  rc=0; for p in site.yml verify.yml; do \
+	    echo "ee-test: $$p in $(EE_IMAGE) (log: $(EE_DIR)/test/$${p%.yml}.log)"; \
+	    nav $$p || { rc=$$?; tail -30 $$d/$${p%.yml}.log; break; }; \
+	    grep -A4 '^PLAY RECAP' $$d/$${p%.yml}.log | grep -E 'ok=|failed=' || true; done; \
+	  echo "ee-test: uninstall.yml"; nav uninstall.yml || { tail -30 $$d/uninstall.log; rc=1; }; \
+	  [ $$rc -eq 0 ] || { echo "ee-test: failed"; exit 1; }; \
+	  grep -E '"msg": "pod[123] ' $$d/verify.log; \
+	  grep -qE '"msg": "pod3 +-> $(EE_TEST_NAME) ' $$d/verify.log || { echo "ee-test: pod3 was not placed by $(EE_TEST_NAME)"; exit 1; }; \
+	  echo "ee-test: pod3 placed by $(EE_TEST_NAME), run in $(EE_IMAGE), in $$(( $$(date +%s) - start )) s"
