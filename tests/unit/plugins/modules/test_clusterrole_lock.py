@@ -94,7 +94,7 @@ def run_module(capsys, **args):
     return exit_info.value.code, json.loads(capsys.readouterr().out)
 
 
-@pytest.mark.parametrize("version", ["1.27", "1.34", "1.35", "1.37"])
+@pytest.mark.parametrize("version", ["1.27", "1.34", "1.35", "1.36", "1.37"])
 def test_install_then_uninstall_restores_the_clusterrole(serve, capsys, version):
     original = fixture(version)
     roles = ClusterRoles(original)
