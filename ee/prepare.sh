@@ -20,7 +20,7 @@ log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 # time into it), so that the image build reuses its cached layers.
 prev=
 if [ -f "$out/collections/kubesched-scheduler.tar.gz" ]; then
-  prev=$(mktemp); cp "$out/collections/kubesched-scheduler.tar.gz" "$prev"
+  prev=$(mktemp); cp -p "$out/collections/kubesched-scheduler.tar.gz" "$prev"
 fi
 rm -rf "$out/collections" "$out/introspect" "$out/wheels"
 mkdir -p "$out/collections/ansible_collections" "$out/wheels"
