@@ -92,7 +92,7 @@ EE_DIR := $(BUILD)/ee
 
 .PHONY: ee ee-test
 
-ee: build $(DOCS_VENV)/.done ## the Execution Environment image $(EE_IMAGE) (offline build; log in build/ee/build.log)
+ee: build $(DOCS_VENV)/.done ## the Execution Environment image kubesched.local/kubesched-scheduler-ee (offline build; log in build/ee/build.log)
 	@set -e; start=$$(date +%s); mkdir -p $(EE_DIR); \
 	  base=$$(ee/base-image.sh); \
 	  $(DOCS_RUN) ee/prepare.sh $(TARBALL) $(EE_DIR)/src; \
