@@ -27,7 +27,7 @@ OLDEST_KUBE_VERSION := $(firstword $(MATRIX_KUBE_VERSIONS))
 .PHONY: help deps build install cluster cluster-down cluster-smoke lint sanity units molecule test compact test-matrix multi-cluster k8s-source demo clean
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
 
 $(VENV)/.done: requirements-dev.txt requirements.txt constraints.txt hack/find-python.sh
 	rm -rf $(VENV)
@@ -105,7 +105,7 @@ molecule: install cluster k8s-source ## every molecule scenario on the kind clus
 	  $(VENV)/bin/molecule test -s $$s || exit 1; \
 	done
 
-test: deps lint sanity units cluster cluster-smoke molecule ## everything: lint, sanity, units, the cluster smoke test and molecule
+test: deps lint sanity units docs publish-check cluster cluster-smoke molecule ## everything: lint, sanity, units, the docs site, the Galaxy import check, the cluster smoke test and molecule
 
 # The compact end-to-end scenario (molecule/compact) on one Kubernetes version, on that version's
 # own kind cluster: make compact KUBE_VERSION=v1.35.4
@@ -124,7 +124,8 @@ MULTI_INVENTORY := examples/inventory/kind.yml
 multi-cluster: install ## site.yml, verify.yml and uninstall.yml on the oldest and newest minors' clusters from one inventory
 	for v in $(OLDEST_KUBE_VERSION) $(KUBE_VERSION); do KUBE_VERSION=$$v $(KIND)/cluster.sh up >/dev/null && hack/k8s-source.sh $$v >/dev/null || exit 1; done
 	$(VENV)/bin/ansible-playbook -i $(MULTI_INVENTORY) playbooks/site.yml -e kube_scheduler_build_host=builders -e kube_scheduler_hosts=clusters
-	$(VENV)/bin/ansible-playbook -i $(MULTI_INVENTORY) playbooks/verify.yml -e kube_scheduler_hosts=clusters
+	$(VENV)/bin/ansible-playbook -i $(MULTI_INVENTORY) playbooks/verify.yml -e kube_scheduler_hosts=clusters \
+	  -e kube_scheduler_verify_namespace=kubesched-verify-multi
 	$(VENV)/bin/ansible-playbook -i $(MULTI_INVENTORY) playbooks/uninstall.yml -e kube_scheduler_hosts=clusters
 
 demo: deps cluster k8s-source ## build, push, deploy the second scheduler on the kind cluster and show pod placement
