@@ -16,7 +16,12 @@ for ctx in "$@"; do
     echo "# left out): the bootstrap policy's rules of that release."
     "$kubectl" --context "$ctx" get clusterrole system:kube-scheduler -o json \
       | jq 'del(.metadata.managedFields)' \
-      | python3 -c 'import json, sys, yaml; yaml.safe_dump(json.load(sys.stdin), sys.stdout, sort_keys=False, default_flow_style=False)'
+      | python3 -c '
+import json, sys, yaml
+class Dumper(yaml.SafeDumper):  # lists indented under their key, as yamllint wants
+    def increase_indent(self, flow=False, indentless=False):
+        return super().increase_indent(flow, False)
+yaml.dump(json.load(sys.stdin), sys.stdout, Dumper=Dumper, sort_keys=False, default_flow_style=False)'
   } > "$file.new"
   mv "$file.new" "$file"
   echo "$ctx: $version -> ${file#"$out/"}"
