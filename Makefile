@@ -48,8 +48,9 @@ build: $(VENV)/.done ## build the collection tarball
 DEP_COLLECTIONS := kubernetes/core community/docker containers/podman
 install: build ## install the tarball into build/collections, with its dependencies from the ansible package
 	$(VENV)/bin/ansible-galaxy collection install --force --no-deps -p $(COLLECTIONS) $(TARBALL) >/dev/null
-	for c in $(DEP_COLLECTIONS); do mkdir -p $(COLLECTIONS)/ansible_collections/$$(dirname $$c) && \
-	  ln -sfn $(VENV_SITE)/ansible_collections/$$c $(COLLECTIONS)/ansible_collections/$$c || exit 1; done
+	for c in $(DEP_COLLECTIONS); do d=$(COLLECTIONS)/ansible_collections/$$c; \
+	  if [ -L "$$(dirname $$d)" ]; then rm "$$(dirname $$d)"; fi; mkdir -p "$$(dirname $$d)" && rm -rf "$$d" && \
+	  ln -s $(VENV_SITE)/ansible_collections/$$c "$$d" || exit 1; done
 	@echo "installed kubesched.scheduler $(COLLECTION_VERSION) in $(COLLECTIONS)"
 
 cluster: ## the offline kind cluster `kubesched` and the registry localhost:5001 (cached builds)
