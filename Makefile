@@ -10,7 +10,8 @@ TARBALL := $(BUILD)/kubesched-scheduler-$(COLLECTION_VERSION).tar.gz
 COLLECTIONS := $(abspath $(BUILD)/collections)
 INSTALLED := $(COLLECTIONS)/ansible_collections/kubesched/scheduler
 # The Python of .venv (>= 3.12, for ansible-core 2.21): hack/find-python.sh picks it, PYTHON=... overrides.
-VENV_SITE = $(firstword $(wildcard $(abspath $(VENV))/lib/python3.*/site-packages))
+# Found by the shell each time it is used: make's own wildcard would not see a .venv made by this run.
+VENV_SITE = $(shell ls -d $(abspath $(VENV))/lib/python3.*/site-packages 2>/dev/null | head -1)
 export ANSIBLE_COLLECTIONS_PATH = $(COLLECTIONS):$(VENV_SITE)
 export MOLECULE_GLOB := molecule/*/molecule.yml
 export PATH := $(abspath $(VENV))/bin:/usr/local/bin:$(PATH)
