@@ -70,7 +70,7 @@ docs: install $(DOCS_VENV)/.done ## the HTML docs site (antsibull-docs lint, the
 	  antsibull-docs --config-file antsibull-docs.cfg collection --cleanup everything --fail-on-error \
 	  --use-current --dest-dir rst kubesched.scheduler > antsibull-docs.log 2>&1 || { tail -40 antsibull-docs.log; exit 1; }
 	$(DOCS_BIN)/python docs/docsite/site/intersphinx.py $(DOCSITE)/ansible_devel.inv $(DOCSITE)/rst kubesched.scheduler
-	cd $(DOCSITE) && $(DOCS_RUN) sphinx-build -M html rst build -c . -W --keep-going > sphinx.log 2>&1 \
+	cd $(DOCSITE) && $(DOCS_RUN) sphinx-build -M html rst build -c . -W --keep-going --no-color > sphinx.log 2>&1 \
 	  || { tail -40 sphinx.log; exit 1; }
 	@grep -E '^build (succeeded|finished)' $(DOCSITE)/sphinx.log
 	@echo "docs: file://$(abspath $(DOCSITE))/build/html/index.html ($$(find $(DOCSITE)/build/html -name '*.html' | wc -l) pages)"
