@@ -157,6 +157,8 @@ def test_patch_mode_manifests(patch_mode):
     pod = deployment["spec"]["template"]
     assert pod["metadata"]["annotations"]["kubesched.io/config-checksum"] == hashlib.sha256(text.encode()).hexdigest()
     assert "affinity" not in pod["spec"]
+    # One replica: the new pod starts next to the old one, which keeps the Lease until the new one is ready.
+    assert deployment["spec"]["strategy"]["rollingUpdate"] == {"maxSurge": 1, "maxUnavailable": 0}
     container = pod["spec"]["containers"][0]
     assert container["name"] == "kube-second-scheduler"
     assert container["image"] == "localhost:5001/my-scheduler:v1.37.2"
@@ -211,7 +213,10 @@ def test_dedicated_mode(dedicated_mode):
     assert config["profiles"][0]["pluginConfig"][0]["name"] == "NodeResourcesFit"
     assert config["profiles"][1] == {"schedulerName": "team-a-batch"}
 
-    pod = load(dedicated_mode / "50-deployment.yaml")["spec"]["template"]["spec"]
+    deployment = load(dedicated_mode / "50-deployment.yaml")
+    # One replica per node: no surge pod, which would find no node.
+    assert deployment["spec"]["strategy"]["rollingUpdate"] == {"maxSurge": 0, "maxUnavailable": 1}
+    pod = deployment["spec"]["template"]["spec"]
     assert pod["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]["topologyKey"] == "kubernetes.io/hostname"
     assert pod["containers"][0]["image"] == "localhost:5001/team-a:v1.37.2@sha256:" + "a" * 64
     assert pod["containers"][0]["securityContext"] == {"privileged": False}
