@@ -103,6 +103,22 @@ def recorded(placements, items):
     )
 
 
+class ApiError(Exception):
+    """Shaped like kubernetes.client's ApiException: an HTTP status, its reason, and the server's Status as body."""
+
+    def __init__(self, status, reason, message):
+        super().__init__(f"({status})\nReason: {reason}")
+        self.status = status
+        self.reason = reason
+        self.body = json.dumps({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": reason, "code": status, "message": message})
+
+
+@pytest.fixture
+def api_error():
+    """Makes an error the API server answered with: api_error(403, "Forbidden", "pods is forbidden: ...")."""
+    return ApiError
+
+
 class FakePool:
     """Stands in for urllib3's PoolManager under a real kubernetes ApiClient.
 

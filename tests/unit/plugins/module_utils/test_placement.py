@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import copy
-import json
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -509,27 +508,17 @@ def test_gather_several_names_filter_locally(recorded):
     assert fake.calls == [("pods", None, None, None), ("events", None, "Scheduled", None)]
 
 
-class Forbidden(Exception):
-    status = 403
-    reason = "Forbidden"
-    body = json.dumps(
-        {
-            "kind": "Status",
-            "apiVersion": "v1",
-            "status": "Failure",
-            "message": 'leases.coordination.k8s.io is forbidden: User "system:serviceaccount:demo:viewer" cannot list resource "leases"'
-            ' in API group "coordination.k8s.io" at the cluster scope',
-            "reason": "Forbidden",
-            "code": 403,
-        }
-    )
+FORBIDDEN_LEASES = (
+    'leases.coordination.k8s.io is forbidden: User "system:serviceaccount:demo:viewer" cannot list resource "leases"'
+    ' in API group "coordination.k8s.io" at the cluster scope'
+)
 
 
-def test_gather_survives_forbidden_lookups(monkeypatch, recorded):
+def test_gather_survives_forbidden_lookups(monkeypatch, recorded, api_error):
     fake = recorded
 
     def forbidden(api, names):
-        raise Forbidden()
+        raise api_error(403, "Forbidden", FORBIDDEN_LEASES)
 
     monkeypatch.setattr(placement, "fetch_leases", forbidden)
     fake.deployments = []
@@ -551,8 +540,8 @@ def test_gather_raises_other_api_errors(monkeypatch, recorded):
         placement.gather(object(), namespace="demo")
 
 
-def test_describe_api_error():
-    assert describe_api_error(Forbidden()).startswith("API request failed (403): leases.coordination.k8s.io is forbidden")
+def test_describe_api_error(api_error):
+    assert describe_api_error(api_error(403, "Forbidden", FORBIDDEN_LEASES)) == f"API request failed (403): {FORBIDDEN_LEASES}"
     assert describe_api_error(ValueError("bad")) == "bad"
 
 

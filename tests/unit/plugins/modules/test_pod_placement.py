@@ -212,24 +212,9 @@ def test_invalid_combinations(capsys, recorded, args, message):
     assert recorded.calls == []
 
 
-class ApiError(Exception):
-    status = 403
-    reason = "Forbidden"
-    body = json.dumps(
-        {
-            "kind": "Status",
-            "apiVersion": "v1",
-            "status": "Failure",
-            "reason": "Forbidden",
-            "code": 403,
-            "message": 'pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "demo"',
-        }
-    )
-
-
-def test_api_error_fails_with_traceback(capsys, recorded, monkeypatch):
+def test_api_error_fails_with_traceback(capsys, recorded, monkeypatch, api_error):
     def forbidden(*args, **kwargs):
-        raise ApiError("(403)\nReason: Forbidden")
+        raise api_error(403, "Forbidden", 'pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "demo"')
 
     failures = []
     original = AnsibleModule.fail_json
