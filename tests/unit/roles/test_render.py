@@ -305,6 +305,26 @@ def test_a_fractional_qps_stays_a_number(workdir, tmp_path):
     assert "qps: 12.5\n" in text
 
 
+def test_the_default_preset_keeps_kube_scheduler_defaults(workdir, tmp_path):
+    text, config, dummy = render(workdir, tmp_path)
+    assert config["clientConnection"] == {"qps": 50, "burst": 100}
+    assert config["parallelism"] == 16
+    assert "percentageOfNodesToScore" not in config  # left to kube-scheduler's adaptive default
+
+
+def test_the_throughput_preset_and_a_value_that_wins_over_it(workdir, tmp_path):
+    text, config, dummy = render(workdir, tmp_path / "preset", "kube_scheduler_tuning=throughput")
+    assert config["clientConnection"] == {"qps": 500, "burst": 1000}
+    assert config["parallelism"] == 16
+    assert config["percentageOfNodesToScore"] == 10
+    assert "percentageOfNodesToScore: 10\n" in text
+    text, config, dummy = render(
+        workdir, tmp_path / "explicit", "kube_scheduler_tuning=throughput", "kube_scheduler_client_qps=200", "kube_scheduler_percentage_of_nodes_to_score=30"
+    )
+    assert config["clientConnection"] == {"qps": 200, "burst": 1000}
+    assert config["percentageOfNodesToScore"] == 30
+
+
 def test_more_replicas_with_leader_election_off_from_the_command_line_is_refused(workdir, tmp_path):
     result = run_playbook(workdir, tmp_path / "out", "kube_scheduler_leader_elect=false", "kube_scheduler_replicas=2")
     assert result.returncode != 0
@@ -321,6 +341,8 @@ def test_more_replicas_with_leader_election_off_from_the_command_line_is_refused
         ({"kube_scheduler_lease_duration": "15x"}, "kube_scheduler_lease_duration ('15x') is not a Go duration"),
         ({"kube_scheduler_client_qps": "many"}, "argument 'kube_scheduler_client_qps' is of type str"),
         ({"kube_scheduler_security_profile": "hardened"}, "value of kube_scheduler_security_profile must be one of: restricted, baseline"),
+        ({"kube_scheduler_tuning": "fastest"}, "value of kube_scheduler_tuning must be one of: default, throughput"),
+        ({"kube_scheduler_percentage_of_nodes_to_score": 101}, "kube_scheduler_percentage_of_nodes_to_score (101): 0 to 100"),
     ],
 )
 def test_preflight_refuses_bad_input_before_writing(workdir, tmp_path, extra_vars, message):
