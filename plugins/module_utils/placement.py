@@ -194,25 +194,24 @@ def node_name_preset(pod):
     return False
 
 
-def place_pod(pod, scheduled_events, failed_events):
-    """The placement record of one pod, given the latest events by UID (see latest_events_by_uid).
+def pod_record(pod):
+    """The placement record of one pod from the pod alone, before its events are known (see apply_events).
 
-    A pending pod with neither a FailedScheduling event, a PodScheduled condition nor scheduling gates
-    is left with ``reason`` None; explain_waiting fills it in once the schedulers are known.
+    A pod whose spec.nodeName was preset is final here: whatever an event says, no scheduler placed it.
+    A pending pod with neither a PodScheduled condition nor scheduling gates is left with ``reason``
+    None; apply_events or explain_waiting fills it in.
     """
     metadata = pod.get("metadata") or {}
     spec = pod.get("spec") or {}
     status = pod.get("status") or {}
-    uid = metadata.get("uid")
-    scheduler_name = spec.get("schedulerName") or DEFAULT_SCHEDULER
     node = spec.get("nodeName") or None
     condition = _condition(pod, "PodScheduled")
     record = {
         "namespace": metadata.get("namespace"),
         "name": metadata.get("name"),
-        "uid": uid,
+        "uid": metadata.get("uid"),
         "phase": status.get("phase"),
-        "scheduler_name": scheduler_name,
+        "scheduler_name": spec.get("schedulerName") or DEFAULT_SCHEDULER,
         "node": node,
         "scheduled": is_scheduled(pod),
         "scheduled_by": None,
@@ -223,24 +222,15 @@ def place_pod(pod, scheduled_events, failed_events):
     }
     condition_true = bool(condition and condition.get("status") == "True")
     if record["scheduled"]:
-        event = (scheduled_events or {}).get(uid)
-        if event and event["component"]:
-            record.update(scheduled_by=event["component"], evidence=EVIDENCE_EVENT, scheduled_at=event["time"])
-        elif node and node_name_preset(pod):
-            record.update(evidence=EVIDENCE_PRESET, scheduled_at=condition.get("lastTransitionTime") if condition_true else None)
+        scheduled_at = condition.get("lastTransitionTime") if condition_true else None
+        if node and node_name_preset(pod):
+            record.update(evidence=EVIDENCE_PRESET, scheduled_at=scheduled_at)
         else:
-            record.update(
-                scheduled_by=scheduler_name,
-                evidence=EVIDENCE_POD,
-                scheduled_at=condition.get("lastTransitionTime") if condition_true else None,
-            )
+            record.update(scheduled_by=record["scheduler_name"], evidence=EVIDENCE_POD, scheduled_at=scheduled_at)
         return record
 
-    event = (failed_events or {}).get(uid)
     gates = [gate.get("name") for gate in spec.get("schedulingGates") or [] if gate.get("name")]
-    if event:
-        record.update(reason=REASON_FAILED, message=event["message"], evidence=EVIDENCE_EVENT)
-    elif condition and condition.get("status") == "False" and (condition.get("reason") or condition.get("message")):
+    if condition and condition.get("status") == "False" and (condition.get("reason") or condition.get("message")):
         record.update(
             reason=condition.get("reason") or "Unschedulable",
             message=condition.get("message") or "",
@@ -249,6 +239,39 @@ def place_pod(pod, scheduled_events, failed_events):
     elif gates:
         record.update(reason=REASON_GATED, message=f"scheduling is blocked by schedulingGates: {', '.join(gates)}", evidence=EVIDENCE_POD)
     return record
+
+
+def needs_scheduled_event(record):
+    """Whether a Scheduled event could tell more about this record: it is bound, and not by a preset node."""
+    return record["scheduled"] and record["evidence"] == EVIDENCE_POD
+
+
+def apply_events(record, scheduled_events=None, failed_events=None):
+    """Complete a record of pod_record with the latest events by UID (see latest_events_by_uid), in place.
+
+    A Scheduled event names the scheduler of a bound pod, unless its node was preset (such an event
+    would be forged: no scheduler binds a pod that already has a node). The latest FailedScheduling
+    event is the reason of a pending pod, before its PodScheduled condition and scheduling gates.
+    """
+    uid = record["uid"]
+    if record["scheduled"]:
+        event = (scheduled_events or {}).get(uid)
+        if needs_scheduled_event(record) and event and event["component"]:
+            record.update(scheduled_by=event["component"], evidence=EVIDENCE_EVENT, scheduled_at=event["time"])
+        return record
+    event = (failed_events or {}).get(uid)
+    if event:
+        record.update(reason=REASON_FAILED, message=event["message"], evidence=EVIDENCE_EVENT)
+    return record
+
+
+def place_pod(pod, scheduled_events=None, failed_events=None):
+    """The placement record of one pod, given the latest events by UID (see latest_events_by_uid).
+
+    A pending pod with neither a FailedScheduling event, a PodScheduled condition nor scheduling gates
+    is left with ``reason`` None; explain_waiting fills it in once the schedulers are known.
+    """
+    return apply_events(pod_record(pod), scheduled_events, failed_events)
 
 
 def place_pods(pods, scheduled_events=(), failed_events=()):

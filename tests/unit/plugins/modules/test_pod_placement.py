@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 
 import pytest
@@ -233,3 +234,47 @@ def test_api_error_fails_with_traceback(capsys, recorded, monkeypatch, api_error
     )
     assert failures[0]["exception"].startswith("Traceback (most recent call last):")
     assert "ApiError: (403)" in failures[0]["exception"]
+
+
+# --- a preset spec.nodeName wins over any event -----------------------------------------------
+
+
+def pod_named(items, name, file="pods.json"):
+    return copy.deepcopy(next(pod for pod in items(file) if pod["metadata"]["name"] == name))
+
+
+def forged_scheduled_event(items, pod, component="my-scheduler"):
+    """A Scheduled event about ``pod`` that no scheduler wrote (anyone who may create events can)."""
+    event = copy.deepcopy(items("events-scheduled.json")[0])
+    event["metadata"]["name"] = f"{pod['metadata']['name']}.forged"
+    event["involvedObject"].update(name=pod["metadata"]["name"], uid=pod["metadata"]["uid"])
+    event["reportingComponent"] = event["source"]["component"] = component
+    event["message"] = f"Successfully assigned demo/{pod['metadata']['name']} to {pod['spec']['nodeName']}"
+    return event
+
+
+def test_preset_node_wins_over_a_scheduled_event(items):
+    pod = pod_named(items, "preset-worker")
+    assert placement.node_name_preset(pod)
+    scheduled = placement.latest_events_by_uid([forged_scheduled_event(items, pod)], "Scheduled")
+    assert pod["metadata"]["uid"] in scheduled
+    record = placement.place_pod(pod, scheduled, {})
+    assert (record["scheduled_by"], record["evidence"], record["scheduled_at"]) == (None, "node_name_preset", "2025-11-29T19:38:01Z")
+
+
+def test_module_never_credits_a_scheduler_with_a_preset_node(capsys, placements, items):
+    preset = pod_named(items, "preset-worker")
+    fake = placements(
+        [preset, pod_named(items, "web-7d9c6b5f4-2xkqp")],
+        items("events-scheduled.json") + [forged_scheduled_event(items, preset)],
+    )
+    code, result = run_module(capsys, {"namespace": "demo", "scheduler_name": "my-scheduler"})
+    assert ("events", "demo", "Scheduled", None) in fake.calls  # the forged event was read
+    pods = by_name(result["pods"])
+    assert (pods["preset-worker"]["scheduled_by"], pods["preset-worker"]["evidence"]) == (None, "node_name_preset")
+    assert (pods["web-7d9c6b5f4-2xkqp"]["scheduled_by"], pods["web-7d9c6b5f4-2xkqp"]["evidence"]) == ("my-scheduler", "event")
+    assert result["summary"]["by_scheduler"] == {"my-scheduler": {"scheduled": 1, "pending": 0}}
+    assert code == 1
+    assert result["msg"] == (
+        "1 of 2 selected pods do not meet the expectations: demo/preset-worker: placed by no scheduler (spec.nodeName was preset), expected my-scheduler"
+    )
