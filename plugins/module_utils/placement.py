@@ -4,8 +4,8 @@
 
 The functions work on API objects as plain dicts, shaped exactly like the JSON the API server
 returns (camelCase keys), so they can be tested without a cluster. The few ``fetch_*`` functions
-are the only ones that talk to the API; ``gather`` is one poll and makes a fixed number of list
-calls whatever the number of pods:
+are the only ones that talk to the API; ``gather`` is one poll and makes a fixed number of lists
+whatever the number of pods:
 
 * one pod list (per namespace, or one for all namespaces);
 * at most two core/v1 event lists, filtered on the server by ``reason=Scheduled`` and
@@ -13,7 +13,9 @@ calls whatever the number of pods:
   selected pod needs it. Events written through events.k8s.io/v1 are the same objects and show up
   there too; both shapes are understood;
 * only when a pending pod has neither an event nor a PodScheduled condition, one Lease list and one
-  Deployment list to tell whether anything serves its schedulerName.
+  Deployment list to tell whether anything runs for its schedulerName, and a second Lease list when
+  a scheduler's Deployment names a lock Lease that the first one did not cover (a pod of another
+  profile than the one the Lease is named after).
 
 Events are joined to pods by UID (``involvedObject.uid`` / ``regarding.uid``), never fetched per pod.
 """
@@ -34,6 +36,10 @@ except ImportError:  # kubernetes.core's module setup reports the missing librar
 
 DEFAULT_SCHEDULER = "default-scheduler"
 SCHEDULER_LABEL = "kubesched.io/scheduler-name"
+# set by the deploy role on the scheduler's Deployment: every profile's schedulerName, comma-separated,
+# and the Lease of its leader election as <namespace>/<name> (absent when leader election is off)
+PROFILES_ANNOTATION = "kubesched.io/scheduler-profiles"
+LEASE_ANNOTATION = "kubesched.io/scheduler-lease"
 NODE_LEASE_NAMESPACE = "kube-node-lease"
 MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
 
@@ -45,11 +51,21 @@ REASON_FAILED = "FailedScheduling"
 REASON_GATED = "SchedulingGated"
 REASON_WAITING = "Waiting"
 REASON_NO_SCHEDULER = "NoScheduler"
+REASON_NOT_RUNNING = "SchedulerNotRunning"
 
 STATES = ("scheduled", "pending")
 MAX_LISTED_PODS = 10
 MAX_LISTED_GROUPS = 10
 NOT_FOUND = "pod not found"
+
+# Slack given to a Lease when it is judged by this host's clock, which may be behind or ahead of the
+# API server's; none is needed with the server's own time.
+CLOCK_TOLERANCE = timedelta(seconds=5)
+
+
+def utc_now():
+    return datetime.now(timezone.utc)
+
 
 # looked up when called, so that tests can replace them with a fake clock
 monotonic = time.monotonic
@@ -79,6 +95,21 @@ def parse_time(value):
     digits = tz[1:].replace(":", "")
     offset = timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
     return moment.replace(tzinfo=timezone(sign * offset))
+
+
+def duration_text(seconds):
+    """A number of seconds in words: ``95s``, ``12m5s``, ``3h2m``, ``4d7h``."""
+    seconds = max(0, int(seconds))
+    if seconds < 120:
+        return f"{seconds}s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}m{seconds}s" if seconds else f"{minutes}m"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours}h{minutes}m" if minutes else f"{hours}h"
+    days, hours = divmod(hours, 24)
+    return f"{days}d{hours}h" if hours else f"{days}d"
 
 
 def _sort_key(value):
@@ -296,54 +327,128 @@ def schedulers_to_look_up(records):
 # --- who serves a schedulerName --------------------------------------------------------------
 
 
-def scheduler_presence(names, leases=None, deployments=None):
-    """What serves each schedulerName: ``{name: [description, ...]}``.
+def served_names(deployment):
+    """The schedulerNames a scheduler's Deployment serves: its kubesched.io/scheduler-name label and
+    the profiles listed by its kubesched.io/scheduler-profiles annotation. Empty without the label."""
+    metadata = deployment.get("metadata") or {}
+    label = (metadata.get("labels") or {}).get(SCHEDULER_LABEL)
+    if not label:
+        return []
+    profiles = ((metadata.get("annotations") or {}).get(PROFILES_ANNOTATION) or "").split(",")
+    return [label] + [name for name in dict.fromkeys(part.strip() for part in profiles) if name and name != label]
 
-    A Lease named after the scheduler (leader election) in any namespace but kube-node-lease, or a
-    Deployment labelled ``kubesched.io/scheduler-name=<name>``. An empty list means nothing was found.
+
+def lock_lease(deployment):
+    """``(namespace, name)`` of the Lease a scheduler's Deployment says it locks, or None."""
+    value = ((deployment.get("metadata") or {}).get("annotations") or {}).get(LEASE_ANNOTATION) or ""
+    namespace, _, name = value.strip().partition("/")
+    return (namespace, name) if namespace and name else None
+
+
+def _lease_finding(lease, now, tolerance):
+    """A Lease's finding: live when it has a holder and renewTime + leaseDurationSeconds is not past ``now``."""
+    metadata = lease.get("metadata") or {}
+    spec = lease.get("spec") or {}
+    where = f"Lease {metadata.get('namespace')}/{metadata.get('name')}"
+    holder, renewed = spec.get("holderIdentity"), spec.get("renewTime")
+    renew_time = parse_time(renewed)
+    if not holder:
+        text = f"{where} has no holder" + (f" (last renewed {renewed})" if renewed else "")
+        return {"kind": "Lease", "running": False, "text": text}
+    if renew_time is None:
+        return {"kind": "Lease", "running": False, "text": f"{where} held by {holder} was never renewed"}
+    expiry = renew_time + timedelta(seconds=spec.get("leaseDurationSeconds") or 0)
+    if now - expiry <= tolerance:
+        return {"kind": "Lease", "running": True, "text": f"{where} held by {holder} (renewed {renewed})"}
+    late = duration_text((now - expiry).total_seconds())
+    return {"kind": "Lease", "running": False, "text": f"{where} held by {holder} last renewed {renewed}, expired {late} ago"}
+
+
+def _deployment_finding(deployment, name):
+    """A Deployment's finding: running when at least one replica is ready."""
+    metadata = deployment.get("metadata") or {}
+    label = (metadata.get("labels") or {}).get(SCHEDULER_LABEL)
+    wanted = (deployment.get("spec") or {}).get("replicas", 1)
+    ready = (deployment.get("status") or {}).get("readyReplicas") or 0
+    text = f"Deployment {metadata.get('namespace')}/{metadata.get('name')}"
+    if label != name:
+        text += f" of scheduler {label}"
+    return {"kind": "Deployment", "running": ready >= 1, "text": f"{text} ({ready}/{wanted} ready)"}
+
+
+def scheduler_presence(names, leases=None, deployments=None, now=None):
+    """What was found for each schedulerName: ``{name: [finding, ...]}``, an empty list when nothing.
+
+    A finding is ``{"kind": "Lease" or "Deployment", "running": bool, "text": str}``, Leases first. It
+    is made of a Lease named after the scheduler in any namespace but kube-node-lease (its leader
+    election lock), a Deployment labelled ``kubesched.io/scheduler-name`` with the name or listing it
+    among the profiles of its ``kubesched.io/scheduler-profiles`` annotation, and the lock Lease such
+    a Deployment names in its ``kubesched.io/scheduler-lease`` annotation.
+
+    A Lease runs when it has a holder and ``renewTime + leaseDurationSeconds`` is not past ``now``, the
+    API server's time; when ``now`` is None, this host's UTC clock is used instead, with
+    CLOCK_TOLERANCE of slack. A Deployment runs when ``status.readyReplicas`` is 1 or more.
     """
-    presence = {name: [] for name in names}
+    if now is None:
+        now, tolerance = utc_now(), CLOCK_TOLERANCE
+    else:
+        tolerance = timedelta(0)
+    lease_findings = {name: [] for name in names}
+    deployment_findings = {name: [] for name in names}
+    locks = {name: set() for name in names}
+    for deployment in deployments or []:
+        served = served_names(deployment)
+        lock = lock_lease(deployment)
+        for name in names:
+            if name in served:
+                deployment_findings[name].append(_deployment_finding(deployment, name))
+                if lock:
+                    locks[name].add(lock)
     for lease in leases or []:
         metadata = lease.get("metadata") or {}
-        name = metadata.get("name")
-        if name not in presence or metadata.get("namespace") == NODE_LEASE_NAMESPACE:
+        key = (metadata.get("namespace"), metadata.get("name"))
+        if key[0] == NODE_LEASE_NAMESPACE:
             continue
-        spec = lease.get("spec") or {}
-        text = f"Lease {metadata.get('namespace')}/{name}"
-        if spec.get("holderIdentity"):
-            text += f" held by {spec['holderIdentity']}"
-        if spec.get("renewTime"):
-            text += f" (renewed {spec['renewTime']})"
-        presence[name].append(text)
-    for deployment in deployments or []:
-        metadata = deployment.get("metadata") or {}
-        name = (metadata.get("labels") or {}).get(SCHEDULER_LABEL)
-        if name not in presence:
-            continue
-        wanted = (deployment.get("spec") or {}).get("replicas", 1)
-        ready = (deployment.get("status") or {}).get("readyReplicas") or 0
-        presence[name].append(f"Deployment {metadata.get('namespace')}/{metadata.get('name')} ({ready}/{wanted} ready)")
-    return presence
+        for name in names:
+            if key[1] == name or key in locks[name]:
+                lease_findings[name].append(_lease_finding(lease, now, tolerance))
+    return {name: lease_findings[name] + deployment_findings[name] for name in names}
 
 
 def unserved_message(scheduler_name):
     return f"no running scheduler serves schedulerName '{scheduler_name}': no FailedScheduling event and no Lease or Deployment for it"
 
 
+def not_running_message(scheduler_name, findings):
+    found = "; ".join(finding["text"] for finding in findings)
+    return f"no FailedScheduling event, and the scheduler of schedulerName '{scheduler_name}' is installed but not running: {found}"
+
+
 def explain_waiting(records, presence=None, lookup_errors=()):
-    """Fill in reason and message of pending pods that place_pod left without one (in place)."""
+    """Fill in reason and message of pending pods that place_pod left without one (in place).
+
+    ``presence`` is what scheduler_presence found. A pod waits (``Waiting``) for default-scheduler, for
+    a scheduler of which something runs, or when the look-up failed; its scheduler is installed but
+    not running (``SchedulerNotRunning``) when only Leases that expired and Deployments without a ready
+    replica were found; and nothing serves it (``NoScheduler``) when nothing was found at all.
+    """
     presence = presence or {}
     for record in records:
         if record["scheduled"] or record["reason"] is not None:
             continue
         name = record["scheduler_name"]
         found = presence.get(name) or []
+        described = "; ".join(finding["text"] for finding in found)
         if name == DEFAULT_SCHEDULER:
             message = "no FailedScheduling event yet; waiting for default-scheduler to place it"
-        elif found:
-            message = f"no FailedScheduling event yet; schedulerName '{name}' is served by {', '.join(found)}"
+        elif any(finding["running"] for finding in found):
+            message = f"no FailedScheduling event yet; schedulerName '{name}' is served by {described}"
         elif lookup_errors:
-            message = f"no FailedScheduling event yet; could not tell whether anything serves schedulerName '{name}': {'; '.join(lookup_errors)}"
+            seen = f" (found {described})" if found else ""
+            message = f"no FailedScheduling event yet; could not tell whether anything serves schedulerName '{name}'{seen}: {'; '.join(lookup_errors)}"
+        elif found:
+            record.update(reason=REASON_NOT_RUNNING, message=not_running_message(name, found))
+            continue
         else:
             record.update(reason=REASON_NO_SCHEDULER, message=unserved_message(name))
             continue
@@ -531,12 +636,6 @@ def lease_field_selector(names):
     return selector
 
 
-def deployment_label_selector(names):
-    # a label value is at most 63 characters: longer schedulerNames cannot be labelled anyway
-    usable = sorted(name for name in names if len(name) <= 63)
-    return f"{SCHEDULER_LABEL} in ({','.join(usable)})" if usable else None
-
-
 def fetch_leases(api, names):
     """One Lease list over all namespaces except kube-node-lease (by name when there is one name)."""
     coordination = k8s_client.CoordinationV1Api(api)
@@ -544,17 +643,20 @@ def fetch_leases(api, names):
 
 
 def fetch_deployments(api, names):
-    """One Deployment list over all namespaces, by the kubesched.io/scheduler-name label."""
-    selector = deployment_label_selector(names)
-    if not selector:
-        return []
+    """One Deployment list over all namespaces: those that have a kubesched.io/scheduler-name label.
+
+    Any value: a Deployment serves the profiles its annotation lists too, which no label selector can
+    match; ``names`` are matched by the caller.
+    """
     apps = k8s_client.AppsV1Api(api)
-    return _items(apps.list_deployment_for_all_namespaces, label_selector=selector)
+    return _items(apps.list_deployment_for_all_namespaces, label_selector=SCHEDULER_LABEL)
 
 
-def _lookup(fetch, api, names, what, errors):
+def _lookup(fetch, api, names, what, errors, keep):
+    """The items of ``fetch(api, names)`` for which ``keep(item)`` holds, or [] with an error in
+    ``errors`` when the list is not allowed."""
     try:
-        return fetch(api, names)
+        return [item for item in fetch(api, names) if keep(item)]
     except Exception as exc:  # the client's ApiException, without importing it here
         if api_error_status(exc) in (401, 403, 404):
             errors.append(f"cannot list {what}: {describe_api_error(exc)}")
@@ -562,11 +664,34 @@ def _lookup(fetch, api, names, what, errors):
         raise
 
 
+def _metadata_key(item):
+    metadata = item.get("metadata") or {}
+    return metadata.get("namespace"), metadata.get("name")
+
+
+def look_up_schedulers(api, names, errors):
+    """What runs for these schedulerNames (see scheduler_presence).
+
+    One Lease list (by name when there is one name) and one Deployment list; then, when a Deployment
+    that serves one of the names locks a Lease of another name, one more Lease list for those.
+    """
+    wanted = set(names)
+    known_errors = len(errors)
+    leases = _lookup(fetch_leases, api, names, "Leases", errors, lambda lease: _metadata_key(lease)[1] in wanted)
+    leases_failed = len(errors) > known_errors
+    deployments = _lookup(fetch_deployments, api, names, "Deployments", errors, lambda deployment: wanted.intersection(served_names(deployment)))
+    locks = {lock_lease(deployment) for deployment in deployments} - {None}
+    others = sorted({name for _namespace, name in locks if name not in wanted})
+    if others and not leases_failed:
+        leases += _lookup(fetch_leases, api, others, "Leases", errors, lambda lease: _metadata_key(lease) in locks)
+    return scheduler_presence(names, leases, deployments)
+
+
 def gather(api, namespace=None, names=None, label_selectors=None, field_selectors=None):
     """One poll: the placement records of the selected pods.
 
     Lists pods once, events at most twice (only the reasons some selected pod needs), and Leases and
-    Deployments once each only when a pending pod has no evidence at all.
+    Deployments only when a pending pod has no evidence at all (see look_up_schedulers).
     """
     names = sorted(set(names or []))
     field_selector_parts = list(field_selectors or [])
@@ -588,9 +713,7 @@ def gather(api, namespace=None, names=None, label_selectors=None, field_selector
     presence = {}
     errors = []
     if lookup:
-        leases = _lookup(fetch_leases, api, lookup, "Leases", errors)
-        deployments = _lookup(fetch_deployments, api, lookup, "Deployments", errors)
-        presence = scheduler_presence(lookup, leases, deployments)
+        presence = look_up_schedulers(api, lookup, errors)
     return explain_waiting(records, presence, errors)
 
 

@@ -15,15 +15,17 @@ description:
     placed and what shows it (a C(Scheduled) event or only the pod itself, as events expire after an
     hour by default).
   - For a pending pod, reports why, with the latest C(FailedScheduling) message, the pod's C(PodScheduled)
-    condition, its scheduling gates, or that no running scheduler serves its C(spec.schedulerName).
+    condition, its scheduling gates, that the scheduler of its C(spec.schedulerName) is installed but
+    not running, or that no scheduler serves it at all.
   - Optionally checks expectations (O(scheduler_name), O(state), O(nodes)), fails when a pod does not
     meet them, and with O(wait=true) polls until they hold or O(wait_timeout) runs out.
-  - The number of API requests does not depend on the number of pods. Each poll lists the pods once
-    and the core/v1 events at most twice, filtered on the server by C(reason=Scheduled) and
+  - The number of lists does not depend on the number of pods. Each poll lists the pods once and the
+    core/v1 events at most twice, filtered on the server by C(reason=Scheduled) and
     C(reason=FailedScheduling) (a field selector cannot match two reasons at once); events written
     through events.k8s.io/v1 are the same objects and are included. Events are joined to pods by UID.
     Only when a pending pod has neither an event nor a C(PodScheduled) condition does the poll also
-    list Leases and Deployments, once each, to tell whether anything serves its schedulerName.
+    list Leases and Deployments to tell whether anything runs for its schedulerName (once each, and
+    the Leases a second time when a scheduler's Deployment names a lock Lease of another name).
   - Read-only. Needs C(list) on pods and events in the selected namespaces and, for the schedulerName
     check, on C(coordination.k8s.io) leases and C(apps) deployments in all namespaces; when the latter
     are forbidden, such pods are reported as C(Waiting) with the reason in their message.
@@ -107,9 +109,19 @@ notes:
     (static and mirror pods, pods created with a node) is recognised by the absence of that condition,
     by the mirror-pod annotation or by a C(managedFields) entry owning C(spec.nodeName), and is
     reported with RV(pods[].evidence=node_name_preset) and no scheduler.
-  - A scheduler is taken to serve a schedulerName when a Lease of that name exists in any namespace
-    but C(kube-node-lease) (its leader election lock) or a Deployment carries the label
-    C(kubesched.io/scheduler-name=<name>). C(default-scheduler) is always taken to be served.
+  - What serves a schedulerName is looked up in Leases and Deployments. A Lease of that name in any
+    namespace but C(kube-node-lease) is a scheduler's leader election lock. A Deployment serves it when
+    its label C(kubesched.io/scheduler-name) is that name or its annotation
+    C(kubesched.io/scheduler-profiles) lists it among the schedulerNames of its profiles (the deploy
+    role of this collection sets both, and C(kubesched.io/scheduler-lease=<namespace>/<name>), the lock
+    Lease of the scheduler, which is then looked up too). So a pod of a second profile is served by the
+    scheduler whose Lease and label carry the name of the first one.
+  - Only a running scheduler serves a schedulerName. A Lease runs while it has a C(holderIdentity) and
+    its C(renewTime) plus C(leaseDurationSeconds) is not in the past, by the clock of the host the
+    module runs on with 5 seconds of tolerance. A Deployment runs when at least one of its replicas is ready
+    (C(status.readyReplicas)). When something was found but none of it runs, the pod's reason is
+    V(SchedulerNotRunning) and its message lists what was found. C(default-scheduler) is always taken
+    to be served.
 seealso:
   - module: kubernetes.core.k8s_info
   - name: Configure multiple schedulers
@@ -166,7 +178,20 @@ EXAMPLES = r"""
 
 - name: List them
   ansible.builtin.debug:
-    msg: "{{ unbound.pods | selectattr('reason', 'equalto', 'NoScheduler') | map(attribute='name') | list }}"
+    msg: "{{ unbound.pods | selectattr('reason', 'in', ['NoScheduler', 'SchedulerNotRunning']) | map(attribute='name') | list }}"
+
+- name: Find the pods whose scheduler is installed but down
+  kubesched.scheduler.pod_placement:
+    field_selectors:
+      - status.phase=Pending
+  register: pending_everywhere
+
+- name: Show the pods whose scheduler is installed but down, with what was found of it
+  ansible.builtin.debug:
+    msg: "{{ item.namespace }}/{{ item.name }}: {{ item.message }}"
+  loop: "{{ pending_everywhere.pods | selectattr('reason', 'equalto', 'SchedulerNotRunning') | list }}"
+  loop_control:
+    label: "{{ item.namespace }}/{{ item.name }}"
 """
 
 RETURN = r"""
@@ -244,7 +269,12 @@ pods:
         - V(FailedScheduling) when a C(FailedScheduling) event exists (its latest message is in RV(pods[].message)).
         - The C(PodScheduled) condition's reason, such as V(Unschedulable) or V(SchedulingGated), when only the pod is left.
         - V(NoScheduler) when nothing was recorded and no Lease or Deployment serves its schedulerName.
-        - V(Waiting) when nothing was recorded yet but its scheduler is there (or could not be checked).
+        - V(SchedulerNotRunning) when nothing was recorded and its scheduler is installed but not running.
+          Leases or Deployments serve its schedulerName, but no Lease is held and renewed in time and no
+          Deployment has a ready replica. RV(pods[].message) says what was found, for example
+          C(Lease kube-system/my-scheduler held by my-scheduler-7d9f_1a2b last renewed 2025-11-29T19:42:12Z, expired 95s ago;
+          Deployment kube-system/my-scheduler (0/1 ready)).
+        - V(Waiting) when nothing was recorded yet but its scheduler runs (or could not be checked).
       type: str
       returned: always
       sample: FailedScheduling

@@ -1,11 +1,13 @@
 # Copyright: kubesched.scheduler contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Tests of the pod_placement module with the list calls replaced by recorded API objects."""
+"""Tests of the pod_placement module with the list calls replaced by recorded API objects, or with a real
+client whose requests a fake API server answers."""
 
 from __future__ import annotations
 
 import copy
 import json
+from datetime import timedelta
 
 import pytest
 from ansible.module_utils.basic import AnsibleModule
@@ -236,11 +238,217 @@ def test_api_error_fails_with_traceback(capsys, recorded, monkeypatch, api_error
     assert "ApiError: (403)" in failures[0]["exception"]
 
 
-# --- a preset spec.nodeName wins over any event -----------------------------------------------
+# --- a scheduler that is installed is not necessarily running -----------------------------------
+
+RENEWED = "2025-11-29T19:42:12.009381Z"  # the renewTime of the recorded Lease my-scheduler, held for 15s
+HOLDER = "my-scheduler-6c8f7d9b5-x2l4q_8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b"
+
+
+def at(seconds_after_renewal):
+    """A clock reading this many seconds after the recorded Lease was renewed."""
+    return placement.parse_time(RENEWED) + timedelta(seconds=seconds_after_renewal)
+
+
+@pytest.fixture
+def local_clock(monkeypatch):
+    """Sets the host's UTC clock, by which Leases are judged when no answer of the API server carried a Date."""
+
+    def install(moment):
+        monkeypatch.setattr(placement, "utc_now", lambda: moment)
+
+    return install
 
 
 def pod_named(items, name, file="pods.json"):
     return copy.deepcopy(next(pod for pod in items(file) if pod["metadata"]["name"] == name))
+
+
+def scheduler_deployment(items, ready=1, profiles=None, lease=None):
+    """The recorded Deployment of my-scheduler with ``ready`` ready replicas, and the annotations the deploy role sets."""
+    deployment = copy.deepcopy(items("deployments.json")[0])
+    deployment["status"]["readyReplicas"] = ready
+    if not ready:
+        del deployment["status"]["readyReplicas"]  # as the API server leaves it out at 0
+    annotations = deployment["metadata"]["annotations"]
+    if profiles:
+        annotations[placement.PROFILES_ANNOTATION] = ",".join(profiles)
+    if lease:
+        annotations[placement.LEASE_ANNOTATION] = lease
+    return deployment
+
+
+def scheduler_lease(items, holder=HOLDER):
+    lease = copy.deepcopy(items("leases.json")[1])
+    assert lease["metadata"]["name"] == "my-scheduler"
+    if holder is None:
+        del lease["spec"]["holderIdentity"]
+    return lease
+
+
+def waiting_pod(items, scheduler_name="my-scheduler"):
+    """A pending pod of ``scheduler_name`` with no event and no PodScheduled condition yet."""
+    pod = pod_named(items, "web-7d9c6b5f4-c8pkx")
+    pod["spec"]["schedulerName"] = scheduler_name
+    assert "conditions" not in pod["status"] or not pod["status"]["conditions"]
+    return pod
+
+
+NOT_RUNNING = "no FailedScheduling event, and the scheduler of schedulerName 'my-scheduler' is installed but not running: "
+
+
+def test_expired_lease_and_no_ready_replica_mean_not_running(capsys, placements, items, local_clock):
+    local_clock(at(15 + 95))
+    placements([waiting_pod(items)], leases=[scheduler_lease(items)], deployments=[scheduler_deployment(items, ready=0)])
+    code, result = run_module(capsys, {"namespace": "demo", "state": "scheduled"})
+    assert code == 1
+    pod = result["pods"][0]
+    assert pod["reason"] == placement.REASON_NOT_RUNNING == "SchedulerNotRunning"
+    assert pod["message"] == (
+        NOT_RUNNING + f"Lease kubesched-system/my-scheduler held by {HOLDER} last renewed {RENEWED}, expired 95s ago; "
+        "Deployment kubesched-system/my-scheduler (0/1 ready)"
+    )
+    assert result["summary"]["by_reason"] == {"SchedulerNotRunning": 1}
+    assert result["msg"] == f"1 of 1 selected pods do not meet the expectations: demo/web-7d9c6b5f4-c8pkx: pending (SchedulerNotRunning: {pod['message']})"
+
+
+@pytest.mark.parametrize(
+    ("seconds", "reason"),
+    [
+        (10, "Waiting"),  # within leaseDurationSeconds
+        (15 + 4, "Waiting"),  # expired by less than the tolerance of the local clock
+        (15 + 6, "SchedulerNotRunning"),
+    ],
+)
+def test_a_lease_renewed_in_time_runs(capsys, placements, items, local_clock, seconds, reason):
+    local_clock(at(seconds))
+    placements([waiting_pod(items)], leases=[scheduler_lease(items)], deployments=[scheduler_deployment(items, ready=0)])
+    _code, result = run_module(capsys, {"namespace": "demo"})
+    assert result["pods"][0]["reason"] == reason
+    if reason == "Waiting":
+        assert result["pods"][0]["message"] == (
+            f"no FailedScheduling event yet; schedulerName 'my-scheduler' is served by Lease kubesched-system/my-scheduler held by {HOLDER}"
+            f" (renewed {RENEWED}); Deployment kubesched-system/my-scheduler (0/1 ready)"
+        )
+
+
+def test_a_released_lease_does_not_run(capsys, placements, items, local_clock):
+    local_clock(at(1))
+    placements([waiting_pod(items)], leases=[scheduler_lease(items, holder=None)])
+    _code, result = run_module(capsys, {"namespace": "demo"})
+    assert result["pods"][0]["reason"] == "SchedulerNotRunning"
+    assert result["pods"][0]["message"] == NOT_RUNNING + f"Lease kubesched-system/my-scheduler has no holder (last renewed {RENEWED})"
+
+
+def test_a_ready_replica_runs_whatever_the_lease(capsys, placements, items, local_clock):
+    local_clock(at(3600))
+    placements([waiting_pod(items)], leases=[scheduler_lease(items)], deployments=[scheduler_deployment(items, ready=1)])
+    _code, result = run_module(capsys, {"namespace": "demo"})
+    assert result["pods"][0]["reason"] == "Waiting"
+    assert result["pods"][0]["message"].endswith(f"last renewed {RENEWED}, expired 59m45s ago; Deployment kubesched-system/my-scheduler (1/1 ready)")
+
+
+def test_a_deployment_without_ready_replica_alone_does_not_run(capsys, placements, items):
+    placements([waiting_pod(items)], deployments=[scheduler_deployment(items, ready=0)])
+    _code, result = run_module(capsys, {"namespace": "demo"})
+    assert result["pods"][0]["reason"] == "SchedulerNotRunning"
+    assert result["pods"][0]["message"] == NOT_RUNNING + "Deployment kubesched-system/my-scheduler (0/1 ready)"
+
+
+def test_nothing_found_is_still_no_scheduler(capsys, placements, items):
+    placements([waiting_pod(items)], leases=[], deployments=[])
+    _code, result = run_module(capsys, {"namespace": "demo"})
+    assert (result["pods"][0]["reason"], result["pods"][0]["message"]) == ("NoScheduler", placement.unserved_message("my-scheduler"))
+
+
+# --- the profiles of a scheduler --------------------------------------------------------------
+
+PROFILES = ["my-scheduler", "my-scheduler-batch"]
+
+
+def test_a_pod_of_a_second_profile_is_served_by_its_scheduler(capsys, placements, items, local_clock):
+    local_clock(at(5))
+    deployment = scheduler_deployment(items, ready=1, profiles=PROFILES, lease="kubesched-system/my-scheduler")
+    fake = placements([waiting_pod(items, "my-scheduler-batch")], leases=items("leases.json"), deployments=[deployment])
+    code, result = run_module(capsys, {"namespace": "demo", "state": "pending", "scheduler_name": "my-scheduler-batch"})
+    assert code == 0
+    assert result["pods"][0]["reason"] == "Waiting"
+    assert result["pods"][0]["message"] == (
+        f"no FailedScheduling event yet; schedulerName 'my-scheduler-batch' is served by Lease kubesched-system/my-scheduler held by {HOLDER}"
+        f" (renewed {RENEWED}); Deployment kubesched-system/my-scheduler of scheduler my-scheduler (1/1 ready)"
+    )
+    # the Lease is named after the first profile: it is listed by that name once the Deployment names it
+    assert fake.calls[-3:] == [("leases", ("my-scheduler-batch",)), ("deployments", ("my-scheduler-batch",)), ("leases", ("my-scheduler",))]
+
+
+def test_a_pod_of_a_second_profile_of_a_stopped_scheduler(capsys, placements, items, local_clock):
+    local_clock(at(15 + 600))
+    deployment = scheduler_deployment(items, ready=0, profiles=PROFILES, lease="kubesched-system/my-scheduler")
+    placements([waiting_pod(items, "my-scheduler-batch")], leases=items("leases.json"), deployments=[deployment])
+    _code, result = run_module(capsys, {"namespace": "demo"})
+    assert result["pods"][0]["reason"] == "SchedulerNotRunning"
+    assert result["pods"][0]["message"] == (
+        "no FailedScheduling event, and the scheduler of schedulerName 'my-scheduler-batch' is installed but not running: "
+        f"Lease kubesched-system/my-scheduler held by {HOLDER} last renewed {RENEWED}, expired 10m ago; "
+        "Deployment kubesched-system/my-scheduler of scheduler my-scheduler (0/1 ready)"
+    )
+
+
+def test_the_lock_lease_is_matched_by_namespace_and_name(capsys, placements, items, local_clock):
+    """Only the Lease the Deployment names: a Lease of the same name in another namespace is someone else's."""
+    local_clock(at(5))
+    elsewhere = scheduler_lease(items)
+    elsewhere["metadata"]["namespace"] = "team-b"
+    deployment = scheduler_deployment(items, ready=0, profiles=PROFILES, lease="kube-system/my-scheduler")
+    placements([waiting_pod(items, "my-scheduler-batch")], leases=[elsewhere], deployments=[deployment])
+    _code, result = run_module(capsys, {"namespace": "demo"})
+    assert result["pods"][0]["reason"] == "SchedulerNotRunning"
+    assert "Lease" not in result["pods"][0]["message"]
+
+
+def test_a_deployment_without_the_profiles_annotation_serves_its_label_only(capsys, placements, items):
+    placements([waiting_pod(items, "my-scheduler-batch")], leases=items("leases.json"), deployments=[scheduler_deployment(items)])
+    _code, result = run_module(capsys, {"namespace": "demo"})
+    assert result["pods"][0]["reason"] == "NoScheduler"
+
+
+def test_deployments_are_listed_by_the_label_key_and_matched_by_profile(capsys, kube_api, connect_to, items, local_clock):
+    local_clock(at(5))
+    other = scheduler_deployment(items, ready=1, profiles=["team-b", "team-b-batch"], lease="kube-system/team-b")
+    other["metadata"]["name"] = other["metadata"]["labels"][placement.SCHEDULER_LABEL] = "team-b"
+    mine = scheduler_deployment(items, ready=0, profiles=PROFILES, lease="kubesched-system/my-scheduler")
+    lists = {
+        "/api/v1/namespaces/demo/pods": [waiting_pod(items, "my-scheduler-batch")],
+        "/api/v1/namespaces/demo/events": [],
+        "/apis/coordination.k8s.io/v1/leases": [],
+        "/apis/apps/v1/deployments": [other, mine],
+    }
+    api, pool = kube_api(lambda method, path, query, body: (200, {"kind": "List", "apiVersion": "v1", "metadata": {}, "items": lists[path]}))
+    connect_to(api)
+    _code, result = run_module(capsys, {"namespace": "demo"})
+    assert result["pods"][0]["message"].endswith(": Deployment kubesched-system/my-scheduler of scheduler my-scheduler (0/1 ready)")
+    assert [(path, query) for _method, path, query in pool.requests[-3:]] == [
+        ("/apis/coordination.k8s.io/v1/leases", {"fieldSelector": "metadata.name=my-scheduler-batch,metadata.namespace!=kube-node-lease"}),
+        ("/apis/apps/v1/deployments", {"labelSelector": "kubesched.io/scheduler-name"}),
+        ("/apis/coordination.k8s.io/v1/leases", {"fieldSelector": "metadata.name=my-scheduler,metadata.namespace!=kube-node-lease"}),
+    ]
+
+
+def test_served_names_and_lock_lease():
+    deployment = {
+        "metadata": {
+            "labels": {placement.SCHEDULER_LABEL: "a"},
+            "annotations": {placement.PROFILES_ANNOTATION: " a, b ,,c,b", placement.LEASE_ANNOTATION: "kube-system/a"},
+        }
+    }
+    assert placement.served_names(deployment) == ["a", "b", "c"]
+    assert placement.lock_lease(deployment) == ("kube-system", "a")
+    deployment["metadata"]["annotations"][placement.LEASE_ANNOTATION] = "a"
+    assert placement.lock_lease(deployment) is None
+    del deployment["metadata"]["labels"][placement.SCHEDULER_LABEL]
+    assert placement.served_names(deployment) == []
+
+
+# --- a preset spec.nodeName wins over any event -----------------------------------------------
 
 
 def forged_scheduled_event(items, pod, component="my-scheduler"):
