@@ -17,6 +17,11 @@ whatever the number of pods:
   a scheduler's Deployment names a lock Lease that the first one did not cover (a pod of another
   profile than the one the Lease is named after).
 
+Each list is read in pages of ``page_size`` items (``limit`` and ``continue``), and each page is
+reduced before the next one is asked for: pods to their placement records, events to the latest one
+per selected pod, Leases and Deployments to those of the schedulerNames looked up. Memory grows with
+the selected pods, not with the cluster.
+
 Events are joined to pods by UID (``involvedObject.uid`` / ``regarding.uid``), never fetched per pod.
 """
 
@@ -26,6 +31,7 @@ import json
 import re
 import time
 from datetime import datetime, timedelta, timezone
+from email.utils import parsedate_to_datetime
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import api_error_status, describe_api_error
 
@@ -58,9 +64,20 @@ MAX_LISTED_PODS = 10
 MAX_LISTED_GROUPS = 10
 NOT_FOUND = "pod not found"
 
+DEFAULT_PAGE_SIZE = 500
 # Slack given to a Lease when it is judged by this host's clock, which may be behind or ahead of the
-# API server's; none is needed with the server's own time.
+# API server's; none is needed with the server's own time (the Date header of its answers).
 CLOCK_TOLERANCE = timedelta(seconds=5)
+
+
+class _Restart:
+    """What a list yields when it starts over from its first page (see list_items)."""
+
+    def __repr__(self):
+        return "RESTART"
+
+
+RESTART = _Restart()
 
 
 def utc_now():
@@ -95,6 +112,17 @@ def parse_time(value):
     digits = tz[1:].replace(":", "")
     offset = timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
     return moment.replace(tzinfo=timezone(sign * offset))
+
+
+def parse_http_date(value):
+    """An HTTP Date header (RFC 9110, such as ``Sun, 30 Nov 2025 07:48:00 GMT``) as an aware datetime; None when absent or unreadable."""
+    if not value or not isinstance(value, str):
+        return None
+    try:
+        moment = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 def duration_text(seconds):
@@ -177,12 +205,20 @@ def normalize_event(event):
     }
 
 
-def latest_events_by_uid(events, reason):
-    """The latest event with this reason for each pod UID: ``{uid: normalized event}``."""
+def latest_events_by_uid(events, reason, uids=None):
+    """The latest event with this reason for each pod UID: ``{uid: normalized event}``.
+
+    ``events`` may be a list or the items of a list call as list_items yields them, page after page:
+    only the latest event of each UID is kept (and, with ``uids``, only those of these UIDs), and a
+    RESTART forgets what was kept.
+    """
     latest = {}
     for event in events or []:
+        if event is RESTART:
+            latest.clear()
+            continue
         view = normalize_event(event)
-        if view is None or view["reason"] != reason:
+        if view is None or view["reason"] != reason or (uids is not None and view["uid"] not in uids):
             continue
         current = latest.get(view["uid"])
         if current is None or _sort_key(view["time"]) >= _sort_key(current["time"]):
@@ -592,25 +628,85 @@ def poll_until(poll, check, timeout, interval, clock=None, sleeper=None):
 # --- API access ------------------------------------------------------------------------------
 
 
-def _items(method, *args, **kwargs):
-    """The items of a list call, as the API's JSON (no model objects: cheaper for thousands of pods)."""
-    response = method(*args, _preload_content=False, **kwargs)
+class Cluster:
+    """What the fetchers list with: the API client, the number of items per page, and the API server's
+    clock as the Date header of its latest answer tells it."""
+
+    def __init__(self, client, page_size=DEFAULT_PAGE_SIZE):
+        self.client = client
+        self.page_size = page_size
+        self._date = None  # (the latest Date header, monotonic() when it came)
+
+    def saw_date(self, header):
+        moment = parse_http_date(header)
+        if moment is not None:
+            self._date = (moment, monotonic())
+
+    def server_now(self):
+        """The API server's time now (its latest Date header plus the time since), or None before any Date."""
+        if self._date is None:
+            return None
+        moment, seen_at = self._date
+        return moment + timedelta(seconds=max(0.0, monotonic() - seen_at))
+
+
+def as_cluster(api):
+    """A Cluster for a bare ``kubernetes.client.ApiClient``, with the default page size."""
+    return api if isinstance(api, Cluster) else Cluster(api)
+
+
+def _list_page(cluster, method, args, kwargs, token):
+    """One page of a list call, as the API's JSON (no model objects: cheaper for thousands of pods)."""
+    options = dict(kwargs, limit=cluster.page_size)
+    if token:
+        options["_continue"] = token
+    response = method(*args, _preload_content=False, **options)
     try:
         payload = json.loads(response.data)
+        cluster.saw_date((getattr(response, "headers", None) or {}).get("Date"))
     finally:
         release = getattr(response, "release_conn", None)
         if release:
             release()
-    return payload.get("items") or []
+    return payload
+
+
+def list_items(cluster, method, *args, **kwargs):
+    """The items of a list call, read ``cluster.page_size`` at a time with ``limit`` and ``continue``.
+
+    A generator, which asks for the next page only once the items of the current one are consumed.
+    When the API server answers 410 Gone to a continue token (it expired: etcd compacted the revision
+    the list was reading, typically after five minutes), the list starts over from its first page,
+    once: RESTART is yielded first, so that the consumer forgets what it kept. A 410 to a first page,
+    or a second one, is raised.
+    """
+    token = None
+    restarted = False
+    while True:
+        try:
+            payload = _list_page(cluster, method, args, kwargs, token)
+        except Exception as exc:  # the client's ApiException, without importing it here
+            if token is None or restarted or api_error_status(exc) != 410:
+                raise
+            payload = None  # the continue token expired: start over
+        if payload is None:
+            restarted, token = True, None
+            yield RESTART
+            continue
+        yield from payload.get("items") or []
+        token = (payload.get("metadata") or {}).get("continue")
+        if not token:
+            return
 
 
 def fetch_pods(api, namespace=None, label_selector=None, field_selector=None):
-    """One pod list: in a namespace, or in all namespaces when namespace is None."""
-    core = k8s_client.CoreV1Api(api)
+    """The pods, page by page: in a namespace, or in all namespaces when namespace is None."""
+    cluster = as_cluster(api)
+    core = k8s_client.CoreV1Api(cluster.client)
     kwargs = {key: value for key, value in (("label_selector", label_selector), ("field_selector", field_selector)) if value}
     if namespace:
-        return _items(core.list_namespaced_pod, namespace, **kwargs)
-    return _items(core.list_pod_for_all_namespaces, **kwargs)
+        return list_items(cluster, core.list_namespaced_pod, namespace, **kwargs)
+    return list_items(cluster, core.list_pod_for_all_namespaces, **kwargs)
 
 
 def event_field_selector(reason, pod_name=None):
@@ -621,12 +717,13 @@ def event_field_selector(reason, pod_name=None):
 
 
 def fetch_events(api, namespace=None, reason="Scheduled", pod_name=None):
-    """One core/v1 event list filtered by reason on the server (events.k8s.io/v1 events included)."""
-    core = k8s_client.CoreV1Api(api)
+    """The core/v1 events of pods, page by page, filtered by reason on the server (events.k8s.io/v1 events included)."""
+    cluster = as_cluster(api)
+    core = k8s_client.CoreV1Api(cluster.client)
     selector = event_field_selector(reason, pod_name)
     if namespace:
-        return _items(core.list_namespaced_event, namespace, field_selector=selector)
-    return _items(core.list_event_for_all_namespaces, field_selector=selector)
+        return list_items(cluster, core.list_namespaced_event, namespace, field_selector=selector)
+    return list_items(cluster, core.list_event_for_all_namespaces, field_selector=selector)
 
 
 def lease_field_selector(names):
@@ -637,31 +734,39 @@ def lease_field_selector(names):
 
 
 def fetch_leases(api, names):
-    """One Lease list over all namespaces except kube-node-lease (by name when there is one name)."""
-    coordination = k8s_client.CoordinationV1Api(api)
-    return _items(coordination.list_lease_for_all_namespaces, field_selector=lease_field_selector(names))
+    """The Leases of all namespaces but kube-node-lease, page by page (by name when there is one name)."""
+    cluster = as_cluster(api)
+    coordination = k8s_client.CoordinationV1Api(cluster.client)
+    return list_items(cluster, coordination.list_lease_for_all_namespaces, field_selector=lease_field_selector(names))
 
 
 def fetch_deployments(api, names):
-    """One Deployment list over all namespaces: those that have a kubesched.io/scheduler-name label.
+    """The Deployments of all namespaces that have a kubesched.io/scheduler-name label, page by page.
 
     Any value: a Deployment serves the profiles its annotation lists too, which no label selector can
     match; ``names`` are matched by the caller.
     """
-    apps = k8s_client.AppsV1Api(api)
-    return _items(apps.list_deployment_for_all_namespaces, label_selector=SCHEDULER_LABEL)
+    cluster = as_cluster(api)
+    apps = k8s_client.AppsV1Api(cluster.client)
+    return list_items(cluster, apps.list_deployment_for_all_namespaces, label_selector=SCHEDULER_LABEL)
 
 
 def _lookup(fetch, api, names, what, errors, keep):
     """The items of ``fetch(api, names)`` for which ``keep(item)`` holds, or [] with an error in
     ``errors`` when the list is not allowed."""
+    kept = []
     try:
-        return [item for item in fetch(api, names) if keep(item)]
+        for item in fetch(api, names):
+            if item is RESTART:
+                kept.clear()
+            elif keep(item):
+                kept.append(item)
     except Exception as exc:  # the client's ApiException, without importing it here
         if api_error_status(exc) in (401, 403, 404):
             errors.append(f"cannot list {what}: {describe_api_error(exc)}")
             return []
         raise
+    return kept
 
 
 def _metadata_key(item):
@@ -670,50 +775,61 @@ def _metadata_key(item):
 
 
 def look_up_schedulers(api, names, errors):
-    """What runs for these schedulerNames (see scheduler_presence).
+    """What runs for these schedulerNames (see scheduler_presence), judged by the API server's time.
 
     One Lease list (by name when there is one name) and one Deployment list; then, when a Deployment
     that serves one of the names locks a Lease of another name, one more Lease list for those.
     """
+    cluster = as_cluster(api)
     wanted = set(names)
     known_errors = len(errors)
-    leases = _lookup(fetch_leases, api, names, "Leases", errors, lambda lease: _metadata_key(lease)[1] in wanted)
+    leases = _lookup(fetch_leases, cluster, names, "Leases", errors, lambda lease: _metadata_key(lease)[1] in wanted)
     leases_failed = len(errors) > known_errors
-    deployments = _lookup(fetch_deployments, api, names, "Deployments", errors, lambda deployment: wanted.intersection(served_names(deployment)))
+    deployments = _lookup(fetch_deployments, cluster, names, "Deployments", errors, lambda deployment: wanted.intersection(served_names(deployment)))
     locks = {lock_lease(deployment) for deployment in deployments} - {None}
     others = sorted({name for _namespace, name in locks if name not in wanted})
     if others and not leases_failed:
-        leases += _lookup(fetch_leases, api, others, "Leases", errors, lambda lease: _metadata_key(lease) in locks)
-    return scheduler_presence(names, leases, deployments)
+        leases += _lookup(fetch_leases, cluster, others, "Leases", errors, lambda lease: _metadata_key(lease) in locks)
+    return scheduler_presence(names, leases, deployments, now=cluster.server_now())
 
 
-def gather(api, namespace=None, names=None, label_selectors=None, field_selectors=None):
+def gather(api, namespace=None, names=None, label_selectors=None, field_selectors=None, page_size=None):
     """One poll: the placement records of the selected pods.
 
     Lists pods once, events at most twice (only the reasons some selected pod needs), and Leases and
-    Deployments only when a pending pod has no evidence at all (see look_up_schedulers).
+    Deployments only when a pending pod has no evidence at all (see look_up_schedulers). Each list is
+    read page by page (``page_size`` items, or the Cluster's when ``api`` is one) and each page is
+    reduced before the next: pods to records, events to the latest one per selected pod.
     """
+    cluster = api if isinstance(api, Cluster) else Cluster(api, page_size or DEFAULT_PAGE_SIZE)
     names = sorted(set(names or []))
     field_selector_parts = list(field_selectors or [])
     if len(names) == 1:
         field_selector_parts.append(f"metadata.name={names[0]}")
-    pods = fetch_pods(api, namespace, join_selectors(label_selectors), join_selectors(field_selector_parts))
-    if names:
-        wanted = set(names)
-        pods = [pod for pod in pods if (pod.get("metadata") or {}).get("name") in wanted]
+    wanted = set(names)
+    records = []
+    for pod in fetch_pods(cluster, namespace, join_selectors(label_selectors), join_selectors(field_selector_parts)):
+        if pod is RESTART:
+            records.clear()
+        elif not wanted or (pod.get("metadata") or {}).get("name") in wanted:
+            records.append(pod_record(pod))
     pod_name = names[0] if len(names) == 1 else None
-    scheduled_events = []
-    failed_events = []
-    if any(is_scheduled(pod) for pod in pods):
-        scheduled_events = fetch_events(api, namespace, "Scheduled", pod_name)
-    if any(not is_scheduled(pod) for pod in pods):
-        failed_events = fetch_events(api, namespace, REASON_FAILED, pod_name)
-    records = place_pods(pods, scheduled_events, failed_events)
+    scheduled_events = {}
+    failed_events = {}
+    bound = {record["uid"] for record in records if needs_scheduled_event(record)}
+    if bound:
+        scheduled_events = latest_events_by_uid(fetch_events(cluster, namespace, "Scheduled", pod_name), "Scheduled", bound)
+    pending = {record["uid"] for record in records if not record["scheduled"]}
+    if pending:
+        failed_events = latest_events_by_uid(fetch_events(cluster, namespace, REASON_FAILED, pod_name), REASON_FAILED, pending)
+    for record in records:
+        apply_events(record, scheduled_events, failed_events)
+    records.sort(key=lambda record: (record["namespace"] or "", record["name"] or ""))
     lookup = schedulers_to_look_up(records)
     presence = {}
     errors = []
     if lookup:
-        presence = look_up_schedulers(api, lookup, errors)
+        presence = look_up_schedulers(cluster, lookup, errors)
     return explain_waiting(records, presence, errors)
 
 
@@ -725,6 +841,8 @@ def check_params(params):
         return "wait=true needs at least one of scheduler_name, state or nodes to wait for"
     if params.get("wait_timeout", 120) < 0 or params.get("wait_sleep", 2) < 1:
         return "wait_timeout must be 0 or more and wait_sleep 1 or more"
+    if params.get("page_size") is not None and params["page_size"] < 1:
+        return f"page_size must be 1 or more, got {params['page_size']}"
     return None
 
 
@@ -737,12 +855,12 @@ def run(connect, params, check_mode=False, diff=False):
     problem = check_params(params)
     if problem:
         return {"changed": False, "msg": problem}
-    api = connect()
+    cluster = Cluster(connect(), params.get("page_size") or DEFAULT_PAGE_SIZE)
     namespace, names = params.get("namespace"), params.get("names")
     expectations = {key: params.get(key) for key in ("scheduler_name", "state", "nodes")}
 
     def poll():
-        return gather(api, namespace, names, params.get("label_selectors"), params.get("field_selectors"))
+        return gather(cluster, namespace, names, params.get("label_selectors"), params.get("field_selectors"))
 
     def check(records):
         return evaluate(records, names=names, namespace=namespace, **expectations)

@@ -26,6 +26,10 @@ description:
     Only when a pending pod has neither an event nor a C(PodScheduled) condition does the poll also
     list Leases and Deployments to tell whether anything runs for its schedulerName (once each, and
     the Leases a second time when a scheduler's Deployment names a lock Lease of another name).
+  - Every list is read in pages of O(page_size) items (C(limit) and C(continue)), and each page is
+    reduced before the next one is asked for (pods to their placement records, events to the latest
+    one per selected pod, Leases and Deployments to those of the schedulerNames looked up), so memory
+    grows with the selected pods, not with the size of the cluster.
   - Read-only. Needs C(list) on pods and events in the selected namespaces and, for the schedulerName
     check, on C(coordination.k8s.io) leases and C(apps) deployments in all namespaces; when the latter
     are forbidden, such pods are reported as C(Waiting) with the reason in their message.
@@ -92,6 +96,17 @@ options:
       - How many seconds to sleep between two polls with O(wait=true).
     type: int
     default: 2
+  page_size:
+    description:
+      - How many objects each list request asks for (its C(limit)); the rest of a list is read page by
+        page with the C(continue) token the API server returns. Must be 1 or more.
+      - Smaller pages keep the memory of the module and the load of each request on the API server low
+        on large clusters, at the cost of more requests.
+      - When a list takes so long that its C(continue) token expires (the API server answers 410 Gone,
+        typically after about five minutes), the list is read again from its first page, once; a second
+        expiry fails the module.
+    type: int
+    default: 500
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
   - kubesched.scheduler._attributes
@@ -117,8 +132,9 @@ notes:
     Lease of the scheduler, which is then looked up too). So a pod of a second profile is served by the
     scheduler whose Lease and label carry the name of the first one.
   - Only a running scheduler serves a schedulerName. A Lease runs while it has a C(holderIdentity) and
-    its C(renewTime) plus C(leaseDurationSeconds) is not in the past, by the clock of the host the
-    module runs on with 5 seconds of tolerance. A Deployment runs when at least one of its replicas is ready
+    its C(renewTime) plus C(leaseDurationSeconds) is not in the past, by the API server's clock (the
+    C(Date) header of its answers) or, when no answer carried one, by the clock of the host the module
+    runs on with 5 seconds of tolerance. A Deployment runs when at least one of its replicas is ready
     (C(status.readyReplicas)). When something was found but none of it runs, the pod's reason is
     V(SchedulerNotRunning) and its message lists what was found. C(default-scheduler) is always taken
     to be served.
@@ -180,10 +196,11 @@ EXAMPLES = r"""
   ansible.builtin.debug:
     msg: "{{ unbound.pods | selectattr('reason', 'in', ['NoScheduler', 'SchedulerNotRunning']) | map(attribute='name') | list }}"
 
-- name: Find the pods whose scheduler is installed but down
+- name: On a large cluster, read the lists in smaller pages
   kubesched.scheduler.pod_placement:
     field_selectors:
       - status.phase=Pending
+    page_size: 200
   register: pending_everywhere
 
 - name: Show the pods whose scheduler is installed but down, with what was found of it
@@ -342,7 +359,7 @@ attempts:
 """
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import execute
-from ansible_collections.kubesched.scheduler.plugins.module_utils.placement import STATES, run
+from ansible_collections.kubesched.scheduler.plugins.module_utils.placement import DEFAULT_PAGE_SIZE, STATES, run
 
 OPTIONS = {
     "namespace": {"type": "str"},
@@ -355,6 +372,7 @@ OPTIONS = {
     "wait": {"type": "bool", "default": False},
     "wait_timeout": {"type": "int", "default": 120},
     "wait_sleep": {"type": "int", "default": 2},
+    "page_size": {"type": "int", "default": DEFAULT_PAGE_SIZE},
 }
 
 

@@ -1,13 +1,15 @@
 # Copyright: kubesched.scheduler contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Tests of the pod_placement module with the list calls replaced by recorded API objects, or with a real
-client whose requests a fake API server answers."""
+client whose requests a fake API server answers (in pages)."""
 
 from __future__ import annotations
 
 import copy
 import json
-from datetime import timedelta
+from collections import Counter
+from datetime import datetime, timedelta, timezone
+from types import SimpleNamespace
 
 import pytest
 from ansible.module_utils.basic import AnsibleModule
@@ -360,6 +362,52 @@ def test_nothing_found_is_still_no_scheduler(capsys, placements, items):
     assert (result["pods"][0]["reason"], result["pods"][0]["message"]) == ("NoScheduler", placement.unserved_message("my-scheduler"))
 
 
+def with_date(pool, date):
+    """Makes every answer of this FakePool carry a Date header, as the API server's do."""
+    request = pool.request
+
+    def dated(*args, **kwargs):
+        response = request(*args, **kwargs)
+        response.headers["Date"] = date
+        return response
+
+    pool.request = dated
+
+
+@pytest.mark.parametrize(
+    ("server_date", "reason"),
+    [
+        ("Sat, 29 Nov 2025 19:42:20 GMT", "Waiting"),  # 8s after the renewal: the server's clock, not the host's, decides
+        ("Sat, 29 Nov 2025 19:42:30 GMT", "SchedulerNotRunning"),  # 3s after the Lease ran out: no tolerance with the server's clock
+    ],
+)
+def test_leases_are_judged_by_the_api_servers_clock(capsys, kube_api, connect_to, items, local_clock, server_date, reason):
+    local_clock(at(-3600) if reason == "SchedulerNotRunning" else at(3600))  # the host's clock says the opposite
+    lists = {
+        "/api/v1/namespaces/demo/pods": [waiting_pod(items)],
+        "/api/v1/namespaces/demo/events": [],
+        "/apis/coordination.k8s.io/v1/leases": [scheduler_lease(items)],
+        "/apis/apps/v1/deployments": [],
+    }
+    api, pool = kube_api(lambda method, path, query, body: (200, {"kind": "List", "apiVersion": "v1", "metadata": {}, "items": lists[path]}))
+    with_date(pool, server_date)
+    connect_to(api)
+    _code, result = run_module(capsys, {"namespace": "demo"})
+    assert result["pods"][0]["reason"] == reason
+    if reason == "SchedulerNotRunning":
+        assert result["pods"][0]["message"].endswith(f"last renewed {RENEWED}, expired 2s ago")  # the Date has whole seconds
+
+
+def test_server_clock_advances_with_the_local_monotonic_clock(clock):
+    cluster = placement.Cluster(object())
+    assert cluster.server_now() is None
+    cluster.saw_date("Sat, 29 Nov 2025 19:42:20 GMT")
+    clock.sleep(7.5)
+    assert cluster.server_now() == datetime(2025, 11, 29, 19, 42, 27, 500000, tzinfo=timezone.utc)
+    cluster.saw_date("not a date")
+    assert cluster.server_now() == datetime(2025, 11, 29, 19, 42, 27, 500000, tzinfo=timezone.utc)
+
+
 # --- the profiles of a scheduler --------------------------------------------------------------
 
 PROFILES = ["my-scheduler", "my-scheduler-batch"]
@@ -427,9 +475,9 @@ def test_deployments_are_listed_by_the_label_key_and_matched_by_profile(capsys, 
     _code, result = run_module(capsys, {"namespace": "demo"})
     assert result["pods"][0]["message"].endswith(": Deployment kubesched-system/my-scheduler of scheduler my-scheduler (0/1 ready)")
     assert [(path, query) for _method, path, query in pool.requests[-3:]] == [
-        ("/apis/coordination.k8s.io/v1/leases", {"fieldSelector": "metadata.name=my-scheduler-batch,metadata.namespace!=kube-node-lease"}),
-        ("/apis/apps/v1/deployments", {"labelSelector": "kubesched.io/scheduler-name"}),
-        ("/apis/coordination.k8s.io/v1/leases", {"fieldSelector": "metadata.name=my-scheduler,metadata.namespace!=kube-node-lease"}),
+        ("/apis/coordination.k8s.io/v1/leases", {"fieldSelector": "metadata.name=my-scheduler-batch,metadata.namespace!=kube-node-lease", "limit": "500"}),
+        ("/apis/apps/v1/deployments", {"labelSelector": "kubesched.io/scheduler-name", "limit": "500"}),
+        ("/apis/coordination.k8s.io/v1/leases", {"fieldSelector": "metadata.name=my-scheduler,metadata.namespace!=kube-node-lease", "limit": "500"}),
     ]
 
 
@@ -486,3 +534,206 @@ def test_module_never_credits_a_scheduler_with_a_preset_node(capsys, placements,
     assert result["msg"] == (
         "1 of 2 selected pods do not meet the expectations: demo/preset-worker: placed by no scheduler (spec.nodeName was preset), expected my-scheduler"
     )
+
+
+def test_no_scheduled_event_is_listed_when_every_bound_pod_has_a_preset_node(capsys, placements, items):
+    preset = pod_named(items, "preset-worker")
+    fake = placements([preset], [forged_scheduled_event(items, preset)])
+    _code, result = run_module(capsys, {"namespace": "demo"})
+    assert result["pods"][0]["evidence"] == "node_name_preset"
+    assert fake.calls == [("pods", "demo", None, None)]
+
+
+# --- paging ---------------------------------------------------------------------------------
+
+
+def paged_api(kube_api, lists, expire=()):
+    """A real ApiClient over a FakePool that serves ``lists[path]`` (filtered by reason for events) in pages of ``limit``.
+
+    The continue token of the page that starts at item N is ``<path>@N``; a token of ``expire`` is answered
+    410 Gone as many times as it is listed there (None: the first page).
+    """
+    expired = Counter(expire)
+
+    def answer(method, path, query, body):
+        items = lists[path]
+        reason = dict(part.split("=", 1) for part in query.get("fieldSelector", "").split(",") if "=" in part).get("reason")
+        if reason:
+            items = [item for item in items if item.get("reason") == reason]
+        token = query.get("continue")
+        if expired[token]:
+            expired[token] -= 1
+            message = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter."
+            return 410, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Expired", "code": 410, "message": message}
+        start = int(token.rsplit("@", 1)[1]) if token else 0
+        end = start + int(query["limit"])
+        metadata = {"resourceVersion": "41950"}
+        if end < len(items):
+            metadata["continue"] = f"{path}@{end}"
+        return 200, {"kind": "List", "apiVersion": "v1", "metadata": metadata, "items": items[start:end]}
+
+    return kube_api(answer)
+
+
+def renamed(obj, name, namespace=None):
+    obj = copy.deepcopy(obj)
+    obj["metadata"]["name"] = name
+    obj["metadata"]["namespace"] = namespace or obj["metadata"]["namespace"]
+    return obj
+
+
+@pytest.fixture
+def recorded_lists(items):
+    """The recorded namespace demo as the API server lists it, with Leases and Deployments of other schedulers."""
+    v1 = items("events-k8s-io-v1.json")
+    lease, deployment = items("leases.json")[0], items("deployments.json")[0]
+    others = [renamed(deployment, name) for name in ("team-b", "team-c")]
+    for other in others:
+        other["metadata"]["labels"][placement.SCHEDULER_LABEL] = other["metadata"]["name"]
+    return {
+        "/api/v1/namespaces/demo/pods": items("pods.json"),
+        "/api/v1/namespaces/demo/events": items("events-scheduled.json") + items("events-failed.json") + v1,
+        "/apis/coordination.k8s.io/v1/leases": [renamed(lease, name) for name in ("kube-controller-manager", "team-b", "team-c")] + items("leases.json"),
+        "/apis/apps/v1/deployments": others + items("deployments.json"),
+    }
+
+
+def requests_of(pool, path):
+    return [query for _method, request_path, query in pool.requests if request_path == path]
+
+
+def run_in_one_page(capsys, kube_api, connect_to, lists):
+    """The module's result when every list fits in one page."""
+    connect_to(paged_api(kube_api, lists)[0])
+    _code, result = run_module(capsys, {"namespace": "demo", "page_size": 100})
+    assert len(result["pods"]) == 13
+    assert result["summary"]["by_reason"] == {"Waiting": 2, "SchedulingGated": 1, "NoScheduler": 1, "FailedScheduling": 2, "Unschedulable": 1}
+    return result
+
+
+def test_every_list_is_read_page_by_page(capsys, kube_api, connect_to, recorded_lists):
+    """The same answer as in one page, read 2 items at a time."""
+    expected = run_in_one_page(capsys, kube_api, connect_to, recorded_lists)
+    api, pool = paged_api(kube_api, recorded_lists)
+    connect_to(api)
+    code, result = run_module(capsys, {"namespace": "demo", "page_size": 2})
+    assert code == 0
+    assert result == expected
+    pods = requests_of(pool, "/api/v1/namespaces/demo/pods")
+    assert pods == [{"limit": "2"}] + [{"limit": "2", "continue": f"/api/v1/namespaces/demo/pods@{n}"} for n in range(2, 13, 2)]
+    events = requests_of(pool, "/api/v1/namespaces/demo/events")
+    # 4 Scheduled events (one of a deleted pod), then 3 FailedScheduling ones
+    assert [query.get("continue") for query in events] == [None, "/api/v1/namespaces/demo/events@2"] * 2
+    assert [query["fieldSelector"].rsplit("=", 1)[1] for query in events] == ["Scheduled"] * 2 + ["FailedScheduling"] * 2
+    assert {query["limit"] for query in events} == {"2"}
+    leases = "/apis/coordination.k8s.io/v1/leases"
+    assert [query.get("continue") for query in requests_of(pool, leases)] == [None, f"{leases}@2", f"{leases}@4"]
+    deployments = "/apis/apps/v1/deployments"
+    assert [query.get("continue") for query in requests_of(pool, deployments)] == [None, f"{deployments}@2"]
+    assert len(pool.requests) == 7 + 4 + 3 + 2
+
+
+def test_the_default_page_size_is_500(capsys, kube_api, connect_to, recorded_lists):
+    api, pool = paged_api(kube_api, recorded_lists)
+    connect_to(api)
+    run_module(capsys, {"namespace": "demo"})
+    assert {query["limit"] for _method, _path, query in pool.requests} == {"500"}
+    assert all("continue" not in query for _method, _path, query in pool.requests)
+
+
+def test_an_expired_continue_token_restarts_the_list_once(capsys, kube_api, connect_to, recorded_lists):
+    expected = run_in_one_page(capsys, kube_api, connect_to, recorded_lists)
+    pods, events = "/api/v1/namespaces/demo/pods", "/api/v1/namespaces/demo/events"
+    api, pool = paged_api(kube_api, recorded_lists, expire=[f"{pods}@9", f"{events}@3"])
+    connect_to(api)
+    code, result = run_module(capsys, {"namespace": "demo", "page_size": 3})
+    assert code == 0
+    assert result == expected  # no pod or event twice, none missing
+    assert [query.get("continue") for query in requests_of(pool, pods)] == [None, f"{pods}@3", f"{pods}@6", f"{pods}@9"] * 2 + [f"{pods}@12"]
+    # the Scheduled events start over too; the FailedScheduling ones fit in a page
+    assert [query.get("continue") for query in requests_of(pool, events)] == [None, f"{events}@3"] * 2 + [None]
+
+
+def test_a_second_expiry_fails(capsys, kube_api, connect_to, recorded_lists):
+    second_page = "/api/v1/namespaces/demo/pods@4"
+    api, pool = paged_api(kube_api, recorded_lists, expire=[second_page, second_page])
+    connect_to(api)
+    code, result = run_module(capsys, {"namespace": "demo", "page_size": 4})
+    assert code == 1
+    assert result["msg"].startswith("Cannot read the pod placements: API request failed (410): The provided continue parameter is too old")
+    assert [query.get("continue") for query in requests_of(pool, "/api/v1/namespaces/demo/pods")] == [None, second_page] * 2
+
+
+def test_an_expiry_on_the_first_page_is_not_retried(kube_api, recorded_lists):
+    api, pool = paged_api(kube_api, recorded_lists, expire=[None])
+    with pytest.raises(Exception, match=r"\(410\)"):
+        list(placement.fetch_pods(api, "demo"))
+    assert len(pool.requests) == 1
+
+
+class PagedList:
+    """A list method of the kubernetes client, answering ``pages`` with continue tokens ``p1``, ``p2``...; the
+    tokens in ``expire`` raise the API's 410 Gone (conftest's ApiError) once each."""
+
+    def __init__(self, pages, api_error, expire=()):
+        self.pages = pages
+        self.api_error = api_error
+        self.expire = Counter(expire)
+        self.calls = []
+
+    def __call__(self, namespace, _preload_content, limit, _continue=None, **kwargs):
+        self.calls.append((namespace, limit, _continue, kwargs))
+        if self.expire[_continue]:
+            self.expire[_continue] -= 1
+            raise self.api_error(410, "Expired", "The provided continue parameter is too old to display a consistent list result.")
+        index = int(_continue[1:]) if _continue else 0
+        metadata = {"continue": f"p{index + 1}"} if index + 1 < len(self.pages) else {}
+        return SimpleNamespace(data=json.dumps({"metadata": metadata, "items": self.pages[index]}), headers={})
+
+
+def test_list_items_follows_continue_and_restarts_on_gone(api_error):
+    method = PagedList([["a", "b"], ["c", "d"], ["e"]], api_error, expire=["p2"])
+    got = list(placement.list_items(placement.Cluster(object(), page_size=2), method, "demo", field_selector="reason=Scheduled"))
+    assert got == ["a", "b", "c", "d", placement.RESTART, "a", "b", "c", "d", "e"]
+    assert [call[2] for call in method.calls] == [None, "p1", "p2", None, "p1", "p2"]
+    assert {(call[0], call[1]) for call in method.calls} == {("demo", 2)}
+    assert {tuple(call[3].items()) for call in method.calls} == {(("field_selector", "reason=Scheduled"),)}
+
+
+def test_list_items_raises_other_errors_and_a_second_gone(api_error):
+    with pytest.raises(Exception, match=r"\(410\)"):
+        list(placement.list_items(placement.Cluster(object()), PagedList([["a"], ["b"]], api_error, expire=["p1", "p1"]), "demo"))
+    forbidden = PagedList([["a"], ["b"]], api_error, expire=["p1"])
+    forbidden.api_error = lambda *args: api_error(403, "Forbidden", "events is forbidden")
+    with pytest.raises(Exception, match=r"\(403\)"):
+        list(placement.list_items(placement.Cluster(object()), forbidden, "demo"))
+
+
+def test_pages_are_asked_for_as_they_are_consumed(kube_api, recorded_lists):
+    api, pool = paged_api(kube_api, recorded_lists)
+    pods = placement.fetch_pods(placement.Cluster(api, page_size=5), "demo")
+    assert pool.requests == []
+    assert next(pods)["metadata"]["name"] == "web-7d9c6b5f4-2xkqp"
+    assert len(pool.requests) == 1
+    assert len([next(pods) for _ in range(5)]) == 5
+    assert len(pool.requests) == 2
+    assert len(list(pods)) == 7
+    assert len(pool.requests) == 3
+
+
+def test_events_keep_the_latest_one_per_selected_pod(items):
+    failed = items("events-failed.json")
+    uid = "0b6f3f0e-5a0c-4d0e-8f7a-1e2d3c4b5a07"
+    latest = placement.latest_events_by_uid(iter([failed[0], placement.RESTART, *failed]), "FailedScheduling", {uid})
+    assert list(latest) == [uid]
+    assert latest[uid]["count"] == 4
+    assert placement.latest_events_by_uid(failed, "FailedScheduling", {"another-pod"}) == {}
+    assert placement.latest_events_by_uid([*failed, placement.RESTART], "FailedScheduling") == {}
+
+
+@pytest.mark.parametrize("page_size", [0, -5])
+def test_page_size_must_be_positive(capsys, recorded, page_size):
+    code, result = run_module(capsys, {"namespace": "demo", "page_size": page_size})
+    assert code == 1
+    assert result["msg"] == f"page_size must be 1 or more, got {page_size}"
+    assert recorded.calls == []
