@@ -1,0 +1,236 @@
+"""Shared pieces of the benchmarks: the API client, bench pods on kwok nodes, statistics, results.
+
+Every benchmark writes one JSON document (benchmarks/results/<name>.json): the machine's facts, the
+parameters, every repetition's raw figures and the summary that benchmarks/report.py turns into
+docs/benchmarks.md. A repetition whose own checks fail raises BenchError: no figure is recorded for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import statistics
+import subprocess
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from kubernetes import client, config
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = Path(os.environ.get("BENCH_RESULTS") or ROOT / "benchmarks" / "results")
+KWOK_TAINT = {"key": "kwok.x-k8s.io/node", "operator": "Exists", "effect": "NoSchedule"}
+
+
+class BenchError(RuntimeError):
+    """A repetition that did not do what it measures."""
+
+
+def versions_env():
+    values = {}
+    for line in (ROOT / "hack" / "kind" / "versions.env").read_text().splitlines():
+        if "=" in line and not line.startswith("#"):
+            name, value = line.split("=", 1)
+            values[name] = value.split("${", 1)[0].strip('"')
+    return values
+
+
+def api_client(context, pool=32):
+    configuration = client.Configuration()
+    config.load_kube_config(context=context, client_configuration=configuration)
+    configuration.connection_pool_maxsize = pool
+    return client.ApiClient(configuration)
+
+
+def machine(api=None):
+    """What ran the benchmark: cores, memory, load, versions."""
+    facts = {
+        "cores": os.cpu_count(),
+        "memory_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+        "kernel": platform.release(),
+        "python": platform.python_version(),
+        "load_average": os.getloadavg(),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+    }
+    with contextlib.suppress(OSError):
+        facts["docker"] = subprocess.run(["docker", "version", "-f", "{{.Server.Version}}"], capture_output=True, text=True, check=False).stdout.strip()
+    with contextlib.suppress(OSError):
+        facts["ansible_core"] = subprocess.run(
+            [str(ROOT / ".venv" / "bin" / "python"), "-c", "import ansible.release as r; print(r.__version__)"], capture_output=True, text=True, check=False
+        ).stdout.strip()
+    if api is not None:
+        info = client.VersionApi(api).get_code()
+        facts["kubernetes"] = info.git_version
+        nodes = client.CoreV1Api(api).list_node(_preload_content=False)
+        items = json.loads(nodes.data)["items"]
+        facts["nodes_real"] = sum(1 for n in items if (n["metadata"].get("labels") or {}).get("type") != "kwok")
+        facts["nodes_kwok"] = len(items) - facts["nodes_real"]
+    return facts
+
+
+def bench_pod(name, scheduler, image, labels=None):
+    """A pause pod with small requests that only kwok's fake nodes accept."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "labels": {"app.kubernetes.io/part-of": "kubesched-bench", **(labels or {})}},
+        "spec": {
+            "schedulerName": scheduler,
+            "nodeSelector": {"type": "kwok"},
+            "tolerations": [KWOK_TAINT],
+            "terminationGracePeriodSeconds": 0,
+            "containers": [{"name": "pause", "image": image, "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}}],
+        },
+    }
+
+
+def create_pods(api, namespace, pods, workers=16, on_created=None):
+    """Create the pods as fast as the API accepts them, from ``workers`` threads. Returns the seconds taken."""
+    core = client.CoreV1Api(api)
+    errors = []
+
+    def create(pod):
+        try:
+            core.create_namespaced_pod(namespace, pod, _preload_content=False)
+            if on_created:
+                on_created(pod["metadata"]["name"], time.monotonic())
+        except Exception as exc:  # noqa: BLE001 - reported below, the run is refused
+            errors.append(f"{pod['metadata']['name']}: {exc}")
+
+    start = time.monotonic()
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(create, pods))
+    if errors:
+        raise BenchError(f"{len(errors)} pods were not created, first: {errors[0][:300]}")
+    return time.monotonic() - start
+
+
+def list_all(method, *args, limit=500, **kwargs):
+    """Every item of a list call, paged, as JSON."""
+    items, token = [], None
+    while True:
+        response = method(*args, limit=limit, _continue=token, _preload_content=False, **kwargs)
+        payload = json.loads(response.data)
+        items.extend(payload.get("items") or [])
+        token = (payload.get("metadata") or {}).get("continue")
+        if not token:
+            return items
+
+
+def ensure_namespace(api, name):
+    core = client.CoreV1Api(api)
+    try:
+        core.create_namespace({"metadata": {"name": name, "labels": {"app.kubernetes.io/part-of": "kubesched-bench"}}})
+    except client.ApiException as exc:
+        if exc.status != 409:
+            raise
+
+
+def delete_namespace(api, name, timeout=600):
+    """Delete a namespace and wait until it is gone."""
+    core = client.CoreV1Api(api)
+    try:
+        core.delete_namespace(name, grace_period_seconds=0)
+    except client.ApiException as exc:
+        if exc.status != 404:
+            raise
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            core.read_namespace(name)
+        except client.ApiException as exc:
+            if exc.status == 404:
+                return
+            raise
+        time.sleep(1)
+    raise BenchError(f"namespace {name} was not deleted within {timeout}s")
+
+
+class BindWatch:
+    """Watches the pods of a namespace and records when each one first has spec.nodeName (monotonic seconds)."""
+
+    def __init__(self, api, namespace):
+        self.core = client.CoreV1Api(api)
+        self.namespace = namespace
+        self.bound = {}
+        self.nodes = {}
+        self.stop = threading.Event()
+        self.error = None
+        listing = self.core.list_namespaced_pod(namespace, limit=1, _preload_content=False)
+        self.resource_version = json.loads(listing.data)["metadata"]["resourceVersion"]
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        rv = self.resource_version
+        try:
+            while not self.stop.is_set():
+                response = self.core.list_namespaced_pod(
+                    self.namespace, watch=True, resource_version=rv, timeout_seconds=30, allow_watch_bookmarks=True, _preload_content=False
+                )
+                for line in response:
+                    if self.stop.is_set():
+                        break
+                    event = json.loads(line)
+                    obj = event.get("object") or {}
+                    rv = (obj.get("metadata") or {}).get("resourceVersion", rv)
+                    if event.get("type") == "ERROR":
+                        raise BenchError(f"watch error: {obj}")
+                    node = (obj.get("spec") or {}).get("nodeName")
+                    name = obj["metadata"]["name"]
+                    if node and name not in self.bound:
+                        self.bound[name] = time.monotonic()
+                        self.nodes[name] = node
+        except Exception as exc:  # noqa: BLE001 - re-raised by wait()
+            self.error = exc
+
+    def wait(self, names, timeout):
+        deadline = time.monotonic() + timeout
+        wanted = set(names)
+        while time.monotonic() < deadline:
+            if self.error:
+                raise BenchError(f"pod watch failed: {self.error}")
+            if wanted <= self.bound.keys():
+                return True
+            time.sleep(0.2)
+        return False
+
+    def close(self):
+        self.stop.set()
+
+
+def scheduled_events(api, namespace):
+    """The Scheduled events of a namespace: {pod name: [reporting component, ...]}."""
+    events = list_all(client.CoreV1Api(api).list_namespaced_event, namespace, field_selector="reason=Scheduled,involvedObject.kind=Pod")
+    found = {}
+    for event in events:
+        component = event.get("reportingComponent") or (event.get("source") or {}).get("component") or ""
+        found.setdefault(event["involvedObject"]["name"], []).append(component)
+    return found
+
+
+def percentile(values, q):
+    ordered = sorted(values)
+    if not ordered:
+        return None
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def spread(values):
+    """median, min, max and the number of values."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return {"median": None, "min": None, "max": None, "n": 0}
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
+
+
+def write_result(name, document):
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
+    print(f"bench: wrote {path}")
+    return path

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Converge with the collection against the same objects applied with kubectl, from a clean slate each time.
+
+  collection  ansible-playbook playbooks/site.yml --tags deploy   (preflight, trial, ClusterRole lock,
+              apply, rollout wait; the image is already in the registry)
+  kubectl     kubectl patch clusterrole (the JSON patch render mode writes) + kubectl apply -f of the
+              manifests render mode writes for the same variables and image digest + kubectl rollout
+              status + polling the Lease until a pod of the new Deployment holds it
+Alternated, REPETITIONS times each; every run is checked (rc 0, failed=0, the Deployment ready, the Lease
+held by one of its pods, the lock name in system:kube-scheduler) and followed by playbooks/uninstall.yml
+(not timed). The collection's leg also times two re-runs with nothing changed: `--tags deploy` and the
+whole site.yml (build and image checks included), each asserted changed=0.
+Output: benchmarks/results/converge.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import benchlib
+
+ROOT = benchlib.ROOT
+
+
+def sh(command, **kwargs):
+    return subprocess.run(command, capture_output=True, text=True, check=False, **kwargs)
+
+
+def playbook(playbook_name, variables, *options):
+    command = ["ansible-playbook", str(ROOT / "playbooks" / playbook_name), "-e", json.dumps(variables), *options]
+    start = time.monotonic()
+    result = sh(command)
+    seconds = time.monotonic() - start
+    recap = re.search(r"ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", result.stdout)
+    if result.returncode != 0 or not recap or recap.group(4) != "0" or recap.group(3) != "0":
+        raise benchlib.BenchError(f"{playbook_name} {' '.join(options)} failed (rc {result.returncode}): {result.stdout[-1500:]}{result.stderr[-500:]}")
+    return seconds, int(recap.group(2)), len(re.findall(r"^TASK \[", result.stdout, re.M))
+
+
+def kubectl(context, *args):
+    result = sh(["kubectl", "--context", context, *args])
+    if result.returncode != 0:
+        raise benchlib.BenchError(f"kubectl {' '.join(args)}: {result.stderr[-500:]}")
+    return result.stdout
+
+
+def lease_held_by_new_pod(context, name, namespace):
+    pods = kubectl(context, "-n", namespace, "get", "pods", "-l", f"kubesched.io/scheduler-name={name}", "-o", "jsonpath={.items[*].metadata.name}").split()
+    try:
+        holder = kubectl(context, "-n", "kube-system", "get", "lease", name, "-o", "jsonpath={.spec.holderIdentity}")
+    except benchlib.BenchError:
+        return False
+    return any(holder.startswith(pod + "_") for pod in pods)
+
+
+def check_installed(context, name, namespace):
+    ready = kubectl(context, "-n", namespace, "get", "deployment", name, "-o", "jsonpath={.status.readyReplicas}")
+    if ready.strip() in ("", "0"):
+        raise benchlib.BenchError(f"deployment {name} has no ready replica")
+    rules = json.loads(kubectl(context, "get", "clusterrole", "system:kube-scheduler", "-o", "json"))["rules"]
+    if not any(name in (rule.get("resourceNames") or []) for rule in rules):
+        raise benchlib.BenchError(f"{name} is not a lock name of system:kube-scheduler")
+    for _ in range(100):
+        if lease_held_by_new_pod(context, name, namespace):
+            return
+        time.sleep(0.3)
+    raise benchlib.BenchError(f"the Lease {name} is not held by a pod of the new Deployment")
+
+
+def kubectl_converge(context, name, namespace, rendered):
+    start = time.monotonic()
+    kubectl(context, "patch", "clusterrole", "system:kube-scheduler", "--type=json", f"--patch-file={rendered}/patches/clusterrole-system-kube-scheduler.yaml")
+    kubectl(context, "apply", "-f", str(rendered))
+    kubectl(context, "-n", namespace, "rollout", "status", f"deployment/{name}", "--timeout=180s")
+    deadline = time.monotonic() + 120
+    while not lease_held_by_new_pod(context, name, namespace):
+        if time.monotonic() > deadline:
+            raise benchlib.BenchError(f"kubectl: no pod of {name} took the Lease within 120s")
+        time.sleep(0.2)
+    return time.monotonic() - start
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--context", required=True)
+    parser.add_argument("--name", default="bench-converge")
+    parser.add_argument("--vars", default="{}", help="JSON: the variables of the build and image roles (source, version, build env)")
+    parser.add_argument("--repetitions", type=int, default=5)
+    parser.add_argument("--result", default="converge")
+    args = parser.parse_args()
+    namespace = "kube-system"
+    variables = {
+        "kube_scheduler_context": args.context,
+        "kube_scheduler_name": args.name,
+        "kube_scheduler_image": f"localhost:5001/{args.name}",
+        "ansible_python_interpreter": str(ROOT / ".venv" / "bin" / "python"),
+        **json.loads(args.vars),
+    }
+    api = benchlib.api_client(args.context)
+    facts = benchlib.machine(api)
+    # The image once (not timed), a deploy to learn its digest, then a clean slate.
+    playbook("site.yml", variables, "--tags", "build,image")
+    playbook("site.yml", variables, "--tags", "deploy")
+    image = kubectl(args.context, "-n", namespace, "get", "deployment", args.name, "-o", "jsonpath={.spec.template.spec.containers[0].image}")
+    digest = image.split("@", 1)[1] if "@" in image else ""
+    playbook("uninstall.yml", variables)
+    runs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        rendered = Path(tmp) / "rendered"
+        playbook("site.yml", {**variables, "kube_scheduler_render_dir": str(rendered), "kube_scheduler_image_digest": digest}, "--tags", "deploy")
+        for rep in range(args.repetitions):
+            order = ["collection", "kubectl"] if rep % 2 == 0 else ["kubectl", "collection"]
+            for approach in order:
+                run = {"approach": approach, "repetition": rep}
+                if approach == "collection":
+                    run["seconds"], run["changed"], run["tasks"] = playbook("site.yml", variables, "--tags", "deploy")
+                    check_installed(args.context, args.name, namespace)
+                    run["rerun_deploy_seconds"], changed, _ = playbook("site.yml", variables, "--tags", "deploy")
+                    run["rerun_site_seconds"], changed_site, _ = playbook("site.yml", variables)
+                    if changed or changed_site:
+                        raise benchlib.BenchError(f"re-run with nothing changed reported changed={changed} (deploy) and {changed_site} (site.yml)")
+                else:
+                    run["seconds"] = kubectl_converge(args.context, args.name, namespace, rendered)
+                    check_installed(args.context, args.name, namespace)
+                playbook("uninstall.yml", variables)
+                runs.append(run)
+                extra = f", re-run deploy {run['rerun_deploy_seconds']:.1f}s, site.yml {run['rerun_site_seconds']:.1f}s" if approach == "collection" else ""
+                print(f"converge: rep {rep} {approach}: {run['seconds']:.1f}s{extra}", flush=True)
+    by_rep = {}
+    for run in runs:
+        by_rep.setdefault(run["repetition"], {})[run["approach"]] = run["seconds"]
+    collection = [r for r in runs if r["approach"] == "collection"]
+    summary = {
+        "collection_seconds": benchlib.spread([r["seconds"] for r in collection]),
+        "kubectl_seconds": benchlib.spread([r["seconds"] for r in runs if r["approach"] == "kubectl"]),
+        "ratio": benchlib.spread([v["collection"] / v["kubectl"] for v in by_rep.values()]),
+        "rerun_deploy_seconds": benchlib.spread([r["rerun_deploy_seconds"] for r in collection]),
+        "rerun_site_seconds": benchlib.spread([r["rerun_site_seconds"] for r in collection]),
+        "tasks": collection[0]["tasks"] if collection else None,
+    }
+    document = {"benchmark": "converge", "command": " ".join(sys.argv), "machine": facts, "runs": runs, "summary": summary}
+    document["parameters"] = {"repetitions": args.repetitions, "name": args.name}
+    benchlib.write_result(args.result, document)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("ANSIBLE_NOCOLOR", "1")
+    main()

@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""Writes docs/benchmarks.md from the JSON results of the benchmarks (benchmarks/results/*.json).
+
+Every figure in the page comes from those files; a benchmark without a result file is listed as not run.
+usage: report.py [--results DIR] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def s(value, unit="s", digits=2):
+    return "n/a" if value is None else f"{value:.{digits}f}{(' ' + unit) if unit else ''}"
+
+
+def spread(item, unit="s", digits=2):
+    if not item or not item.get("n"):
+        return "not run"
+    if item["n"] == 1:
+        return f"{s(item['median'], unit, digits)} (1 run)"
+    return f"{s(item['median'], unit, digits)} ({s(item['min'], '', digits)}–{s(item['max'], '', digits)}, n={item['n']})"
+
+
+def goal(met):
+    return "met" if met else "**not met**"
+
+
+def machine_line(facts):
+    return (
+        f"{facts.get('cores')} cores, {facts.get('memory_gib')} GiB, kernel {facts.get('kernel')}, Docker {facts.get('docker', '?')}, "
+        f"Kubernetes {facts.get('kubernetes', '?')} on kind ({facts.get('nodes_real', '?')} real nodes, {facts.get('nodes_kwok', '?')} kwok nodes), "
+        f"ansible-core {facts.get('ansible_core', '?')}, Python {facts.get('python')}; load average at the start "
+        f"{', '.join(f'{x:.1f}' for x in facts.get('load_average', []))}; {facts.get('date')}"
+    )
+
+
+def throughput(doc):
+    summary = doc["summary"]
+    baseline = doc["parameters"]["baseline"]
+    lines = [
+        "## Scheduling throughput on simulated nodes",
+        "",
+        f"`{doc['command']}`",
+        "",
+        f"Machine: {machine_line(doc['machine'])}.",
+        "",
+        f"{doc['parameters']['pods']} pause pods (requests 10m CPU, 16Mi) per run, created by 16 client threads as fast as the API "
+        "accepts them, on kwok's fake nodes; each scheduler in turn, the order rotating every repetition; each run checked "
+        "(every pod bound to a kwok node, one Scheduled event per pod from the expected scheduler). Rate = pods / (last bind − "
+        "first creation); latency = creation to bind, seen by a watch. Median (min–max, n).",
+        "",
+        "| scheduler | pods bound / s | p50 create→bind | p99 create→bind | ratio to default-scheduler (per repetition) |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for scheduler, item in summary.items():
+        lines.append(
+            f"| {item['label']} (`{scheduler}`) | {spread(item['pods_per_second'], '', 1)} | {spread(item['p50_seconds'])} | "
+            f"{spread(item['p99_seconds'])} | {spread(item['ratio_to_baseline'], 'x')} |"
+        )
+    schedulers = doc["parameters"]["schedulers"]
+    goals = []
+    if len(schedulers) >= 2:
+        same = summary[schedulers[1]]["ratio_to_baseline"]["median"]
+        goals.append(f"- Second scheduler with the default settings against `{baseline}`: {same:.2f}x (goal >= 1.0x: {goal(same >= 0.995)}).")
+    if len(schedulers) >= 3:
+        tuned = summary[schedulers[2]]["ratio_to_baseline"]["median"]
+        goals.append(f"- Second scheduler with `kube_scheduler_tuning: throughput` against `{baseline}`: {tuned:.2f}x (goal >= 1.5x: {goal(tuned >= 1.5)}).")
+    return lines + [""] + goals
+
+
+def placement(doc):
+    lines = [
+        "## pod_placement at scale",
+        "",
+        f"`{doc['command']}`",
+        "",
+        f"Machine: {machine_line(doc['machine'])}.",
+        "",
+        "Pods placed for real by two schedulers (half each) on kwok nodes; then, alternated, each approach run in full: the module "
+        "through Ansible (`ansible localhost -m kubesched.scheduler.pod_placement`, its own process start included), the two "
+        "`kubectl get -o json` lists a person would run joined by UID with `jq`, and a per-pod `kubectl get events` loop. LIST "
+        "requests counted by the API server (`apiserver_request_total`, pods/events/leases/deployments) and the peak resident "
+        "memory of the module's process (of the largest kubectl process for the others). Every run's answer checked.",
+        "",
+        "| pods | approach | wall time | LIST requests | peak memory |",
+        "| ---: | --- | ---: | ---: | ---: |",
+    ]
+    goals = []
+    for size, data in sorted(doc["sizes"].items(), key=lambda kv: int(kv[0])):
+        summary = data["summary"]
+        for approach, label in (("module", "pod_placement module"), ("kubectl", "kubectl, two lists + jq"), ("loop", "kubectl, one call per pod")):
+            item = summary[approach]
+            if not item["seconds"]["n"]:
+                lines.append(f"| {size} | {label} | not run at this size | | |")
+                continue
+            row = f"| {size} | {label} | {spread(item['seconds'])} | {spread(item['list_requests'], '', 0)}"
+            lines.append(f"{row} | {spread(item['peak_mib'], 'MiB', 1)} |")
+        module = summary["module"]["seconds"]["median"]
+        versus = summary["module_vs_kubectl"]["median"]
+        loop = summary["loop_vs_module"]["median"]
+        goals.append(
+            f"- {size} pods: module {module:.2f} s; module / kubectl two lists {versus:.2f}x (median of {summary['module_vs_kubectl']['n']} alternated pairs)"
+            + (f"; per-pod loop / module {loop:.0f}x" if loop else "; per-pod loop not run at this size")
+        )
+        if size == "5000":
+            goals.append(
+                f"  - goals at 5,000 pods: <= 3 s {goal(module <= 3)}; within 1.5x of kubectl {goal(versus <= 1.5)}; "
+                + (f">= 50x faster than the loop {goal(loop >= 50)}" if loop else "loop not run")
+            )
+    memory = [(int(k), v["summary"]["module"]["peak_mib"]["median"]) for k, v in doc["sizes"].items() if v["summary"]["module"]["peak_mib"]["n"]]
+    if len(memory) >= 2:
+        memory.sort()
+        (n0, m0), (n1, m1) = memory[0], memory[-1]
+        goals.append(f"- Module memory from {n0} to {n1} pods ({n1 / n0:.0f}x the pods): {m0:.0f} → {m1:.0f} MiB ({m1 / m0:.1f}x).")
+    return lines + [""] + goals
+
+
+def converge(doc):
+    summary = doc["summary"]
+    ratio = summary["ratio"]["median"]
+    return [
+        "## Converge: the collection against kubectl",
+        "",
+        f"`{doc['command']}`",
+        "",
+        f"Machine: {machine_line(doc['machine'])}.",
+        "",
+        "From a clean slate each time (playbooks/uninstall.yml between runs, not timed), alternated: `site.yml --tags deploy` "
+        "(preflight, trial of the configuration, ClusterRole lock, apply, rollout wait; image already pushed) against `kubectl "
+        "patch` of the rendered ClusterRole patch + `kubectl apply -f` of the same rendered manifests and image digest + "
+        "`kubectl rollout status` + polling until a pod of the new Deployment holds the Lease. Then, in the collection's leg, "
+        "the re-runs with nothing changed (asserted changed=0).",
+        "",
+        "| what | time |",
+        "| --- | ---: |",
+        f"| collection, `site.yml --tags deploy` ({summary['tasks']} tasks) | {spread(summary['collection_seconds'])} |",
+        f"| kubectl | {spread(summary['kubectl_seconds'])} |",
+        f"| collection / kubectl (per repetition) | {spread(summary['ratio'], 'x')} |",
+        f"| re-run `--tags deploy`, changed=0 | {spread(summary['rerun_deploy_seconds'])} |",
+        f"| re-run of the whole `site.yml`, changed=0 | {spread(summary['rerun_site_seconds'])} |",
+        "",
+        f"- Goal <= 3x kubectl: {ratio:.1f}x, {goal(ratio <= 3)}.",
+        f"- Goal re-run of the deploy step <= 5 s: {summary['rerun_deploy_seconds']['median']:.1f} s, {goal(summary['rerun_deploy_seconds']['median'] <= 5)}.",
+        f"- Goal re-run of site.yml <= 8 s: {summary['rerun_site_seconds']['median']:.1f} s, {goal(summary['rerun_site_seconds']['median'] <= 8)}.",
+    ]
+
+
+def build_image(doc):
+    summary = doc["summary"]
+    sizes = summary["sizes"]
+    ratio = summary["ratio"]["median"]
+    mib = 2**20
+    return [
+        "## Build and image: cold run against re-runs",
+        "",
+        f"`{doc['command']}`",
+        "",
+        f"Machine: {machine_line(doc['machine'])}.",
+        "",
+        "`site.yml --tags build,image`: a cold run (new working directory, empty Go build cache, new tag: clone, full compile, "
+        "image build, push), then re-runs with nothing changed, each asserted changed=0 with the binary, the image ID and the "
+        "registry's digest unchanged.",
+        "",
+        "| what | value |",
+        "| --- | ---: |",
+        f"| cold run | {spread(summary['cold_seconds'], 's', 1)} |",
+        f"| re-run | {spread(summary['rerun_seconds'], 's', 1)} |",
+        f"| re-run / cold run | {spread({k: (v * 100 if isinstance(v, float) else v) for k, v in summary['ratio'].items()}, '%', 1)} |",
+        f"| kube-scheduler binary | {sizes['binary_bytes'] / mib:.1f} MiB |",
+        f"| image on busybox | {sizes['busybox_image_bytes'] / mib:.1f} MiB |",
+        f"| image on the minimal base (scratch, numeric user) | {sizes['minimal_image_bytes'] / mib:.1f} MiB |",
+        "",
+        f"- Goal re-run <= 5 % of the cold run: {ratio * 100:.1f} %, {goal(ratio <= 0.05)} "
+        f"(cold runs: {summary['cold_seconds']['n']}, each a full compile; re-runs: {summary['rerun_seconds']['n']}).",
+        f"- Goal minimal image <= binary + 1 MiB: binary + {sizes['minimal_over_binary_bytes'] / 1024:.0f} KiB, "
+        f"{goal(sizes['minimal_over_binary_bytes'] <= mib)}.",
+    ]
+
+
+SECTIONS = (("throughput", throughput), ("placement", placement), ("converge", converge), ("build_image", build_image))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--results", default=str(ROOT / "benchmarks" / "results"))
+    parser.add_argument("--out", default=str(ROOT / "docs" / "benchmarks.md"))
+    args = parser.parse_args()
+    results = Path(args.results)
+    lines = [
+        "# Benchmarks",
+        "",
+        "Generated by `benchmarks/report.py` from the raw results in `benchmarks/results/*.json`, which `make bench` writes",
+        "(`make bench-smoke`, part of `make test`, runs the same code at a small size and writes nothing here). Each section",
+        "names the command that produced it and the machine it ran on; nothing here is extrapolated.",
+        "",
+    ]
+    missing = []
+    for name, render in SECTIONS:
+        path = results / f"{name}.json"
+        if not path.exists():
+            missing.append(name)
+            continue
+        lines += render(json.loads(path.read_text())) + [""]
+    if missing:
+        lines += ["## Not run", "", f"No result file for: {', '.join(missing)}.", ""]
+    Path(args.out).write_text("\n".join(lines).rstrip() + "\n")
+    print(f"report: wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

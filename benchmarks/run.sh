@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Runs every benchmark on the kind cluster in one go (make bench), or all of them at a small size (make
+# bench-smoke, part of make test: the code stays alive, no figure is kept).
+#   benchmarks/run.sh full    250 kwok nodes; results in benchmarks/results/*.json and docs/benchmarks.md
+#   benchmarks/run.sh smoke   20 kwok nodes, small sizes, one repetition; results in a temporary directory
+# Steps: kwok's fake nodes (hack/kind/kwok.sh); two second schedulers installed with the collection from
+# the Kubernetes source at the default version (bench-scheduler with the default settings and
+# bench-scheduler-tuned with kube_scheduler_tuning=throughput); throughput.py, placement_scale.py,
+# converge.py, build_image.py; report.py. Everything the run installed is removed at the end, pass or fail.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:?usage: benchmarks/run.sh full|smoke}
+export PATH=$PWD/.venv/bin:$PATH ANSIBLE_NOCOLOR=1
+context=kind-kubesched
+version=$(. hack/kind/versions.env && echo "$DEFAULT_KUBE_VERSION")
+repo=$(hack/k8s-source.sh "$version")
+py=$PWD/.venv/bin/python
+source_vars=$(jq -cn --arg repo "$repo" --arg v "$version" --arg gocache "$(go env GOCACHE)" --arg ctx "$context" --arg py "$py" \
+  '{kube_scheduler_source_repo: $repo, kube_scheduler_version: $v, kube_scheduler_build_env: {FORCE_HOST_GO: "y", GOCACHE: $gocache},
+    kube_scheduler_context: $ctx, ansible_python_interpreter: $py}')
+
+case $mode in
+  full) nodes=250 tp=(--pods 3000 --repetitions 5) pp=(--sizes 500,5000 --repetitions 5 --loop-repetitions 1)
+        cv=(--repetitions 5) bi=(--cold-repetitions 1 --rerun-repetitions 5)
+        export BENCH_RESULTS=$PWD/benchmarks/results ;;
+  smoke) nodes=20 tp=(--pods 60 --repetitions 1 --timeout 180) pp=(--sizes 40 --repetitions 1 --loop-repetitions 1 --timeout 300)
+         cv=(--repetitions 1) bi=()
+         BENCH_RESULTS=$(mktemp -d); export BENCH_RESULTS ;;
+  *) echo "usage: benchmarks/run.sh full|smoke" >&2; exit 2 ;;
+esac
+
+schedulers=(bench-scheduler bench-scheduler-tuned)
+cleanup() {
+  set +e
+  for name in "${schedulers[@]}" bench-converge; do
+    ansible-playbook playbooks/uninstall.yml -e "$(jq -c --arg n "$name" '. + {kube_scheduler_name: $n}' <<< "$source_vars")" >/dev/null
+  done
+  hack/kind/kwok.sh down
+  for ns in $(kubectl --context "$context" get ns -l app.kubernetes.io/part-of=kubesched-bench -o name); do
+    kubectl --context "$context" delete "$ns" --wait=false >/dev/null
+  done
+}
+trap cleanup EXIT
+start=$(date +%s)
+stage() { echo "bench: $1 in $(( $(date +%s) - $2 ))s"; }
+
+t=$(date +%s); hack/kind/kwok.sh up "$nodes"; stage "kwok nodes" "$t"
+t=$(date +%s)
+ansible-playbook playbooks/site.yml -e "$(jq -c '. + {kube_scheduler_name: "bench-scheduler", kube_scheduler_image: "localhost:5001/bench-scheduler"}' <<< "$source_vars")" >/dev/null
+ansible-playbook playbooks/site.yml --tags deploy -e "$(jq -c '. + {kube_scheduler_name: "bench-scheduler-tuned", kube_scheduler_image: "localhost:5001/bench-scheduler", kube_scheduler_tuning: "throughput"}' <<< "$source_vars")" >/dev/null
+stage "bench schedulers installed" "$t"
+
+(cd benchmarks
+ t=$(date +%s); "$py" throughput.py --context "$context" --schedulers default-scheduler,bench-scheduler,bench-scheduler-tuned \
+   --labels "cluster's default scheduler,second scheduler (default settings),second scheduler (tuning=throughput)" "${tp[@]}"; stage throughput "$t"
+ t=$(date +%s); "$py" placement_scale.py --context "$context" --schedulers default-scheduler,bench-scheduler-tuned "${pp[@]}"; stage placement "$t"
+ t=$(date +%s); "$py" converge.py --context "$context" --vars "$source_vars" "${cv[@]}"; stage converge "$t"
+ if [ "$mode" = full ]; then
+   t=$(date +%s); "$py" build_image.py --repo "$(../hack/example-repo.sh)" "${bi[@]}"; stage build_image "$t"
+ fi)
+
+if [ "$mode" = full ]; then
+  "$py" benchmarks/report.py --results "$BENCH_RESULTS" --out docs/benchmarks.md
+else
+  "$py" benchmarks/report.py --results "$BENCH_RESULTS" --out "$BENCH_RESULTS/benchmarks.md"
+  grep -q "## Scheduling throughput" "$BENCH_RESULTS/benchmarks.md" && grep -q "## pod_placement at scale" "$BENCH_RESULTS/benchmarks.md" \
+    && grep -q "## Converge" "$BENCH_RESULTS/benchmarks.md" || { echo "bench-smoke: the report lacks a section" >&2; exit 1; }
+  rm -rf "$BENCH_RESULTS"
+fi
+stage "all benchmarks ($mode)" "$start"

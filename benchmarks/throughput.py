@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Scheduling throughput of several schedulers on the same kwok nodes, side by side.
+
+For each repetition and each scheduler (the order rotates every repetition, so no scheduler always
+goes first): a fresh namespace, PODS pause pods created as fast as the API accepts them (16 client
+threads), a watch that notes when each pod gets spec.nodeName, then the checks (every pod bound, to a
+kwok node, one Scheduled event per pod reported by the expected scheduler) and the namespace deleted.
+Figures per run: pods bound per second (PODS / (last bind - first creation)), p50 and p99 of the time
+from a pod's creation to its bind, and the creation rate. Output: benchmarks/results/throughput.json.
+
+usage: throughput.py --context kind-kubesched --schedulers default-scheduler,bench-scheduler,bench-scheduler-tuned
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import benchlib
+
+
+def one_run(api, scheduler, pods, image, namespace, timeout):
+    benchlib.ensure_namespace(api, namespace)
+    created = {}
+    watch = benchlib.BindWatch(api, namespace)
+    try:
+        manifests = [benchlib.bench_pod(f"tp-{i:05d}", scheduler, image) for i in range(pods)]
+        start = time.monotonic()
+        creation = benchlib.create_pods(api, namespace, manifests, on_created=lambda name, t: created.__setitem__(name, t))
+        if not watch.wait(created, timeout):
+            missing = len(set(created) - watch.bound.keys())
+            raise benchlib.BenchError(f"{scheduler}: {missing} of {pods} pods not bound within {timeout}s")
+        bound, nodes = dict(watch.bound), dict(watch.nodes)
+    finally:
+        watch.close()
+    not_kwok = [name for name, node in nodes.items() if not node.startswith("kwok-node-")]
+    if not_kwok:
+        raise benchlib.BenchError(f"{scheduler}: {len(not_kwok)} pods bound outside the kwok nodes, e.g. {not_kwok[0]} on {nodes[not_kwok[0]]}")
+    events = {}
+    for _ in range(60):  # events are written asynchronously by the scheduler's broadcaster
+        events = benchlib.scheduled_events(api, namespace)
+        if len(events) >= pods:
+            break
+        time.sleep(1)
+    wrong = {name: comps for name, comps in events.items() if comps != [scheduler]}
+    if len(events) != pods or wrong:
+        raise benchlib.BenchError(f"{scheduler}: {len(events)} pods with Scheduled events of {pods}; not exactly one by {scheduler}: {list(wrong.items())[:3]}")
+    latencies = [bound[name] - created[name] for name in created]
+    span = max(bound.values()) - start
+    return {
+        "scheduler": scheduler,
+        "pods": pods,
+        "pods_per_second": pods / span,
+        "p50_seconds": benchlib.percentile(latencies, 50),
+        "p99_seconds": benchlib.percentile(latencies, 99),
+        "creation_seconds": creation,
+        "creation_per_second": pods / creation,
+        "span_seconds": span,
+        "nodes_used": len(set(nodes.values())),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--context", required=True)
+    parser.add_argument("--schedulers", required=True, help="comma-separated schedulerNames; the first is the baseline")
+    parser.add_argument("--labels", default="", help="comma-separated labels for the table, one per scheduler")
+    parser.add_argument("--pods", type=int, default=3000)
+    parser.add_argument("--repetitions", type=int, default=5)
+    parser.add_argument("--timeout", type=int, default=600)
+    parser.add_argument("--name", default="throughput", help="result file name (benchmarks/results/NAME.json)")
+    args = parser.parse_args()
+    schedulers = args.schedulers.split(",")
+    labels = args.labels.split(",") if args.labels else schedulers
+    image = benchlib.versions_env()["TEST_POD_IMAGE"]
+    api = benchlib.api_client(args.context)
+    facts = benchlib.machine(api)
+    if facts.get("nodes_kwok", 0) < 1:
+        sys.exit("throughput: no kwok nodes (hack/kind/kwok.sh up NODES)")
+    runs = []
+    for rep in range(args.repetitions):
+        order = schedulers[rep % len(schedulers) :] + schedulers[: rep % len(schedulers)]
+        for scheduler in order:
+            namespace = f"bench-tp-{rep}-{schedulers.index(scheduler)}"
+            try:
+                run = one_run(api, scheduler, args.pods, image, namespace, args.timeout)
+            finally:
+                benchlib.delete_namespace(api, namespace)
+            run["repetition"] = rep
+            runs.append(run)
+            print(
+                f"throughput: rep {rep} {scheduler}: {run['pods_per_second']:.1f} pods/s, p50 {run['p50_seconds']:.2f}s, p99 {run['p99_seconds']:.2f}s",
+                flush=True,
+            )
+    baseline = schedulers[0]
+    summary = {}
+    for scheduler, label in zip(schedulers, labels, strict=True):
+        mine = [r for r in runs if r["scheduler"] == scheduler]
+        # ratio per repetition against the baseline of the same repetition (measured side by side)
+        base = {b["repetition"]: b["pods_per_second"] for b in runs if b["scheduler"] == baseline}
+        ratios = [r["pods_per_second"] / base[r["repetition"]] for r in mine]
+        summary[scheduler] = {
+            "label": label,
+            "pods_per_second": benchlib.spread([r["pods_per_second"] for r in mine]),
+            "p50_seconds": benchlib.spread([r["p50_seconds"] for r in mine]),
+            "p99_seconds": benchlib.spread([r["p99_seconds"] for r in mine]),
+            "ratio_to_baseline": benchlib.spread(ratios),
+        }
+    benchlib.write_result(
+        args.name,
+        {
+            "benchmark": "throughput",
+            "command": " ".join(sys.argv),
+            "machine": facts,
+            "parameters": {"pods": args.pods, "repetitions": args.repetitions, "schedulers": schedulers, "baseline": baseline},
+            "runs": runs,
+            "summary": summary,
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()

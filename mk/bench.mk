@@ -1,0 +1,10 @@
+# Benchmarks on the kind cluster (benchmarks/run.sh): kwok's simulated nodes, two second schedulers, then
+# throughput, pod_placement at scale, converge against kubectl, build and image. docs/benchmarks.md is
+# generated from benchmarks/results/*.json by benchmarks/report.py.
+.PHONY: bench bench-smoke
+
+bench: install cluster k8s-source ## every benchmark at full size; rewrites benchmarks/results/ and docs/benchmarks.md (about an hour)
+	benchmarks/run.sh full
+
+bench-smoke: install cluster k8s-source ## the benchmarks' code at a small size, nothing kept (part of make test)
+	benchmarks/run.sh smoke
