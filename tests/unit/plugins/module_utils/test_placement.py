@@ -261,11 +261,17 @@ def test_schedulers_to_look_up(records, items):
 
 
 def test_scheduler_presence_from_leases_and_deployments(items):
-    presence = placement.scheduler_presence(["my-scheduler", "ghost-scheduler"], items("leases.json"), items("deployments.json"))
+    now = datetime(2025, 11, 29, 19, 42, 20, tzinfo=timezone.utc)  # 8s after the Lease was renewed for 15s
+    presence = placement.scheduler_presence(["my-scheduler", "ghost-scheduler"], items("leases.json"), items("deployments.json"), now=now)
     assert presence["ghost-scheduler"] == []
     assert presence["my-scheduler"] == [
-        "Lease kubesched-system/my-scheduler held by my-scheduler-6c8f7d9b5-x2l4q_8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b (renewed 2025-11-29T19:42:12.009381Z)",
-        "Deployment kubesched-system/my-scheduler (1/1 ready)",
+        {
+            "kind": "Lease",
+            "running": True,
+            "text": "Lease kubesched-system/my-scheduler held by my-scheduler-6c8f7d9b5-x2l4q_8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b"
+            " (renewed 2025-11-29T19:42:12.009381Z)",
+        },
+        {"kind": "Deployment", "running": True, "text": "Deployment kubesched-system/my-scheduler (1/1 ready)"},
     ]
 
 
@@ -619,22 +625,25 @@ def test_fetchers_issue_one_list_request_each(real_client, items):
     assert [pod["metadata"]["name"] for pod in placement.fetch_pods(api, "demo", "app=web", "status.phase=Pending")] == [
         pod["metadata"]["name"] for pod in items("pods.json")
     ]
-    assert len(placement.fetch_events(api, "demo", "FailedScheduling", "web-0")) == 2
-    assert len(placement.fetch_pods(api)) == 13
-    assert len(placement.fetch_events(api, None, "Scheduled")) == 3
-    assert len(placement.fetch_leases(api, ["my-scheduler"])) == 2
-    assert len(placement.fetch_deployments(api, ["my-scheduler", "ghost-scheduler"])) == 1
+    assert len(list(placement.fetch_events(api, "demo", "FailedScheduling", "web-0"))) == 2
+    assert len(list(placement.fetch_pods(api))) == 13
+    assert len(list(placement.fetch_events(api, None, "Scheduled"))) == 3
+    assert len(list(placement.fetch_leases(api, ["my-scheduler"]))) == 2
+    assert len(list(placement.fetch_deployments(api, ["my-scheduler", "ghost-scheduler"]))) == 1
     assert requests == [
-        ("GET", "/api/v1/namespaces/demo/pods", {"labelSelector": "app=web", "fieldSelector": "status.phase=Pending"}),
-        ("GET", "/api/v1/namespaces/demo/events", {"fieldSelector": "involvedObject.kind=Pod,reason=FailedScheduling,involvedObject.name=web-0"}),
-        ("GET", "/api/v1/pods", {}),
-        ("GET", "/api/v1/events", {"fieldSelector": "involvedObject.kind=Pod,reason=Scheduled"}),
-        ("GET", "/apis/coordination.k8s.io/v1/leases", {"fieldSelector": "metadata.name=my-scheduler,metadata.namespace!=kube-node-lease"}),
-        ("GET", "/apis/apps/v1/deployments", {"labelSelector": "kubesched.io/scheduler-name in (ghost-scheduler,my-scheduler)"}),
+        ("GET", "/api/v1/namespaces/demo/pods", {"labelSelector": "app=web", "fieldSelector": "status.phase=Pending", "limit": "500"}),
+        (
+            "GET",
+            "/api/v1/namespaces/demo/events",
+            {"fieldSelector": "involvedObject.kind=Pod,reason=FailedScheduling,involvedObject.name=web-0", "limit": "500"},
+        ),
+        ("GET", "/api/v1/pods", {"limit": "500"}),
+        ("GET", "/api/v1/events", {"fieldSelector": "involvedObject.kind=Pod,reason=Scheduled", "limit": "500"}),
+        ("GET", "/apis/coordination.k8s.io/v1/leases", {"fieldSelector": "metadata.name=my-scheduler,metadata.namespace!=kube-node-lease", "limit": "500"}),
+        ("GET", "/apis/apps/v1/deployments", {"labelSelector": "kubesched.io/scheduler-name", "limit": "500"}),
     ]
 
 
 def test_selectors_for_lookups():
     assert placement.lease_field_selector(["a", "b"]) == "metadata.namespace!=kube-node-lease"
-    assert placement.deployment_label_selector(["x" * 64]) is None
-    assert placement.deployment_label_selector(["b", "a"]) == "kubesched.io/scheduler-name in (a,b)"
+    assert placement.lease_field_selector(["a"]) == "metadata.name=a,metadata.namespace!=kube-node-lease"
