@@ -107,7 +107,7 @@ molecule: install cluster k8s-source ## every molecule scenario on the kind clus
 	  $(VENV)/bin/molecule test -s $$s || exit 1; \
 	done
 
-test: deps lint sanity units docs publish-check cluster cluster-smoke molecule ## everything: lint, sanity, units, the docs site, the Galaxy import check, the cluster smoke test and molecule
+test: deps lint sanity units docs publish-check cluster cluster-smoke molecule bench-smoke ## everything: lint, sanity, units, the docs site, the Galaxy import check, the cluster smoke test, molecule and the benchmarks at a small size
 
 # The compact end-to-end scenario (molecule/compact) on one Kubernetes version, on that version's
 # own kind cluster: make compact KUBE_VERSION=v1.35.4

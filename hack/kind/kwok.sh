@@ -59,7 +59,8 @@ nodes_yaml() {  # nodes_yaml COUNT
   status:
     allocatable: {cpu: "32", memory: 256Gi, pods: "110"}
     capacity: {cpu: "32", memory: 256Gi, pods: "110"}
-    nodeInfo: {architecture: amd64, kubeletVersion: fake, kubeProxyVersion: fake, operatingSystem: linux}
+    nodeInfo: {architecture: amd64, operatingSystem: linux, kubeletVersion: fake, kubeProxyVersion: fake, machineID: "", systemUUID: "",
+      bootID: "", kernelVersion: "", osImage: "", containerRuntimeVersion: ""}
     phase: Running
 EOF
   done
@@ -71,6 +72,7 @@ up() {
   dir=$(kwok_build)
   kwok_image
   k kustomize "$dir/kustomize/kwok" | sed "s#image: registry.k8s.io/kwok/kwok\$#image: $KWOK_IMAGE#" | k apply --server-side -f - >/dev/null
+  k wait --for condition=established --timeout=60s crd/stages.kwok.x-k8s.io >/dev/null
   k kustomize "$dir/kustomize/stage/fast" | k apply --server-side -f - >/dev/null
   k -n kube-system rollout status deployment/kwok-controller --timeout=180s >/dev/null
   # Nodes beyond COUNT (an earlier, larger run) go first.
