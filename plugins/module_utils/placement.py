@@ -377,7 +377,7 @@ def served_names(deployment):
 def lock_lease(deployment):
     """``(namespace, name)`` of the Lease a scheduler's Deployment says it locks, or None."""
     value = ((deployment.get("metadata") or {}).get("annotations") or {}).get(LEASE_ANNOTATION) or ""
-    namespace, _, name = value.strip().partition("/")
+    namespace, dummy, name = value.strip().partition("/")
     return (namespace, name) if namespace and name else None
 
 
