@@ -474,7 +474,7 @@ def longest_wait_between_binds(created, bound, start):
         oldest = min(oldest, pods[i][1])
         oldest_waiting[i] = oldest
     longest, since, previous = 0.0, None, None
-    for i, (bind, dummy) in enumerate(pods):
+    for i, bind in enumerate(p[0] for p in pods):
         waiting_from = oldest_waiting[i] if previous is None else max(previous, oldest_waiting[i])
         if bind - waiting_from > longest:
             longest, since = bind - waiting_from, waiting_from - start
