@@ -179,6 +179,8 @@ class BindWatch:
                     rv = (obj.get("metadata") or {}).get("resourceVersion", rv)
                     if event.get("type") == "ERROR":
                         raise BenchError(f"watch error: {obj}")
+                    if event.get("type") == "BOOKMARK":  # only a resourceVersion
+                        continue
                     node = (obj.get("spec") or {}).get("nodeName")
                     name = obj["metadata"]["name"]
                     if node and name not in self.bound:
