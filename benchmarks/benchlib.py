@@ -130,9 +130,11 @@ def ensure_namespace(api, name):
 
 
 def delete_namespace(api, name, timeout=600):
-    """Delete a namespace and wait until it is gone."""
+    """Delete a namespace and wait until it is gone. Its pods go first, at once (grace period 0): the
+    namespace controller would delete them one by one with their grace period, through kwok."""
     core = client.CoreV1Api(api)
     try:
+        core.delete_collection_namespaced_pod(name, grace_period_seconds=0)
         core.delete_namespace(name, grace_period_seconds=0)
     except client.ApiException as exc:
         if exc.status != 404:
