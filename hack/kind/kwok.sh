@@ -91,6 +91,14 @@ up() {
 down() {
   local dir
   k delete nodes -l type=kwok --wait=true --timeout=300s >/dev/null 2>&1 || true
+  # DaemonSet pods that were bound to the fake nodes would wait for the pod garbage collector; without
+  # them every kube-system pod is Ready again at once (what cluster.sh's health check asks).
+  k get pods -A -o json | jq -r '.items[] | select((.spec.nodeName // "") | startswith("kwok-node-")) | "\(.metadata.namespace) \(.metadata.name)"' \
+    | awk '{pods[$1] = pods[$1] " " $2} END {for (ns in pods) print ns pods[ns]}' \
+    | while read -r ns names; do
+        # shellcheck disable=SC2086 # one argument per pod name
+        k -n "$ns" delete pod $names --grace-period=0 --force --wait=false >/dev/null 2>&1 || true
+      done
   dir=$(go mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION" 2>/dev/null | jq -r '.Dir // empty') || true
   if [ -n "$dir" ] && [ -d "$dir/kustomize" ]; then
     k kustomize "$dir/kustomize/stage/fast" | k delete --ignore-not-found -f - >/dev/null 2>&1 || true
