@@ -87,12 +87,20 @@ def bench_pod(name, scheduler, image, labels=None):
     }
 
 
-def create_pods(api, namespace, pods, workers=16, on_created=None):
-    """Create the pods as fast as the API accepts them, from ``workers`` threads. Returns the seconds taken."""
+def create_pods(api, namespace, pods, workers=16, on_created=None, rate=None):
+    """Create the pods as fast as the API accepts them, from ``workers`` threads, or at most ``rate`` per
+    second. Returns the seconds taken."""
     core = client.CoreV1Api(api)
     errors = []
 
-    def create(pod):
+    start = time.monotonic()
+
+    def create(indexed):
+        index, pod = indexed
+        if rate:
+            delay = start + index / rate - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
         try:
             core.create_namespaced_pod(namespace, pod, _preload_content=False)
             if on_created:
@@ -100,9 +108,8 @@ def create_pods(api, namespace, pods, workers=16, on_created=None):
         except Exception as exc:  # noqa: BLE001 - reported below, the run is refused
             errors.append(f"{pod['metadata']['name']}: {exc}")
 
-    start = time.monotonic()
     with ThreadPoolExecutor(workers) as pool:
-        list(pool.map(create, pods))
+        list(pool.map(create, enumerate(pods)))
     if errors:
         raise BenchError(f"{len(errors)} pods were not created, first: {errors[0][:300]}")
     return time.monotonic() - start

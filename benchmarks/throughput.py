@@ -37,15 +37,18 @@ def one_run(api, scheduler, pods, image, namespace, timeout):
     not_kwok = [name for name, node in nodes.items() if not node.startswith("kwok-node-")]
     if not_kwok:
         raise benchlib.BenchError(f"{scheduler}: {len(not_kwok)} pods bound outside the kwok nodes, e.g. {not_kwok[0]} on {nodes[not_kwok[0]]}")
+    # The scheduler's event broadcaster drops events when its queue overflows (client-go's events
+    # library: 1,000 queued, DropIfChannelFull), so a burst may leave pods without a Scheduled event.
+    # Checked: no pod has two, none is reported by another scheduler; the missing ones are counted.
     events = {}
-    for _ in range(60):  # events are written asynchronously by the scheduler's broadcaster
+    for _ in range(30):
         events = benchlib.scheduled_events(api, namespace)
         if len(events) >= pods:
             break
         time.sleep(1)
     wrong = {name: comps for name, comps in events.items() if comps != [scheduler]}
-    if len(events) != pods or wrong:
-        raise benchlib.BenchError(f"{scheduler}: {len(events)} pods with Scheduled events of {pods}; not exactly one by {scheduler}: {list(wrong.items())[:3]}")
+    if wrong or set(events) - set(created):
+        raise benchlib.BenchError(f"{scheduler}: Scheduled events not exactly one by {scheduler}: {list(wrong.items())[:3]}")
     latencies = [bound[name] - created[name] for name in created]
     span = max(bound.values()) - start
     return {
@@ -58,6 +61,7 @@ def one_run(api, scheduler, pods, image, namespace, timeout):
         "creation_per_second": pods / creation,
         "span_seconds": span,
         "nodes_used": len(set(nodes.values())),
+        "scheduled_events_missing": pods - len(events),
     }
 
 
