@@ -26,6 +26,15 @@ def spread(item, unit="s", digits=2):
     return f"{s(item['median'], unit, digits)} ({s(item['min'], '', digits)}–{s(item['max'], '', digits)}, n={item['n']})"
 
 
+def spread_of(values):
+    values = sorted(values)
+    if not values:
+        return {"n": 0}
+    mid = len(values) // 2
+    median = values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+    return {"median": median, "min": values[0], "max": values[-1], "n": len(values)}
+
+
 def goal(met):
     return "met" if met else "**not met**"
 
@@ -51,31 +60,45 @@ def throughput(doc):
         "",
         f"{doc['parameters']['pods']} pause pods (requests 10m CPU, 16Mi) per run, created by 16 client threads as fast as the API "
         "accepts them, on kwok's fake nodes; each scheduler in turn, the order rotating every repetition; each run checked "
-        "(every pod bound to a kwok node, one Scheduled event per pod from the expected scheduler). Rate = pods / (last bind − "
+        "(every pod bound to a kwok node; no pod with two Scheduled events or one from another scheduler). Rate = pods / (last bind − "
         "first creation); latency = creation to bind, seen by a watch. Median (min–max, n).",
         "",
-        "| scheduler | pods bound / s | p50 create→bind | p99 create→bind | ratio to default-scheduler (per repetition) | Scheduled events missing |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
+        "| scheduler | pods bound / s | p50 create→bind | p99 create→bind | ratio to default-scheduler (per repetition) "
+        "| pods created / s | Scheduled events missing |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for scheduler, item in summary.items():
         missing = sum(r.get("scheduled_events_missing", 0) for r in doc["runs"] if r["scheduler"] == scheduler)
         runs = sum(1 for r in doc["runs"] if r["scheduler"] == scheduler)
+        creation = spread_of([r["creation_per_second"] for r in doc["runs"] if r["scheduler"] == scheduler])
         lines.append(
             f"| {item['label']} (`{scheduler}`) | {spread(item['pods_per_second'], '', 1)} | {spread(item['p50_seconds'])} | "
-            f"{spread(item['p99_seconds'])} | {spread(item['ratio_to_baseline'], 'x')} | {missing} of {runs * doc['parameters']['pods']} |"
+            f"{spread(item['p99_seconds'])} | {spread(item['ratio_to_baseline'], 'x')} | {spread(creation, '', 1)} | "
+            f"{missing} of {runs * doc['parameters']['pods']} |"
         )
     schedulers = doc["parameters"]["schedulers"]
     goals = []
     if len(schedulers) >= 2:
         same = summary[schedulers[1]]["ratio_to_baseline"]["median"]
-        goals.append(f"- Second scheduler with the default settings against `{baseline}`: {same:.2f}x (goal >= 1.0x: {goal(same >= 0.995)}).")
+        goals.append(f"- Second scheduler with the default settings against `{baseline}`: {same:.3f}x (goal >= 1.0x: {goal(same >= 1.0)}).")
     if len(schedulers) >= 3:
         tuned = summary[schedulers[2]]["ratio_to_baseline"]["median"]
-        goals.append(f"- Second scheduler with `kube_scheduler_tuning: throughput` against `{baseline}`: {tuned:.2f}x (goal >= 1.5x: {goal(tuned >= 1.5)}).")
+        goals.append(f"- Second scheduler with `kube_scheduler_tuning: throughput` against `{baseline}`: {tuned:.3f}x (goal >= 1.5x: {goal(tuned >= 1.5)}).")
+        runs = [r for r in doc["runs"] if r["scheduler"] == schedulers[2]]
+        kept_up = sum(1 for r in runs if r["pods_per_second"] >= 0.95 * r["creation_per_second"])
+        goals.append(
+            f"  - In {kept_up} of {len(runs)} of its runs it bound pods at 95 % or more of the rate they were created: there the "
+            "limit was how fast pods arrived, not the scheduler."
+        )
     goals.append(
-        "- Scheduled events missing: pods bound without one. kube-scheduler's event broadcaster (client-go) queues at most "
-        "1,000 events and drops the rest when its writer, limited by the client's qps, falls behind a burst; the binding "
-        "itself is not affected (every pod was bound, checked by the watch)."
+        "- Pods created / s: how fast the 16 client threads got pods accepted by the API server on this machine; a scheduler "
+        "cannot bind faster than pods arrive, so a rate close to it means the scheduler kept up (then the latency shows it)."
+    )
+    goals.append(
+        "- Scheduled events missing: pods bound without a Scheduled event (the binding itself was checked by the watch: every "
+        "pod was bound). client-go's event broadcaster, which kube-scheduler uses, queues at most 1,000 events and drops "
+        "further ones when its writer falls behind; why only the cluster's own (static pod) scheduler fell behind here was "
+        "not investigated."
     )
     return lines + [""] + goals
 
