@@ -715,7 +715,7 @@ def test_pages_are_asked_for_as_they_are_consumed(kube_api, recorded_lists):
     assert pool.requests == []
     assert next(pods)["metadata"]["name"] == "web-7d9c6b5f4-2xkqp"
     assert len(pool.requests) == 1
-    assert len([next(pods) for _ in range(5)]) == 5
+    assert len([next(pods) for dummy in range(5)]) == 5
     assert len(pool.requests) == 2
     assert len(list(pods)) == 7
     assert len(pool.requests) == 3
