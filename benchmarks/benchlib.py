@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import threading
@@ -221,6 +222,20 @@ def scheduled_events(api, namespace):
         component = event.get("reportingComponent") or (event.get("source") or {}).get("component") or ""
         found.setdefault(event["involvedObject"]["name"], []).append(component)
     return found
+
+
+def playbook(playbook_name, variables, *options):
+    """Run playbooks/NAME with ``variables`` (JSON); raise unless rc 0 and failed=0 and unreachable=0.
+
+    Returns (seconds, changed count of the recap, number of tasks run)."""
+    command = ["ansible-playbook", str(ROOT / "playbooks" / playbook_name), "-e", json.dumps(variables), *options]
+    start = time.monotonic()
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    seconds = time.monotonic() - start
+    recap = re.search(r"ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", result.stdout)
+    if result.returncode != 0 or not recap or recap.group(4) != "0" or recap.group(3) != "0":
+        raise BenchError(f"{playbook_name} {' '.join(options)} failed (rc {result.returncode}): {result.stdout[-1500:]}{result.stderr[-500:]}")
+    return seconds, int(recap.group(2)), len(re.findall(r"^TASK \[", result.stdout, re.M))
 
 
 def percentile(values, q):

@@ -14,9 +14,7 @@ base (scratch, numeric user) against the size of the binary. Output: benchmarks/
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -31,18 +29,8 @@ ROOT = benchlib.ROOT
 
 
 def playbook(variables):
-    start = time.monotonic()
-    result = subprocess.run(
-        ["ansible-playbook", str(ROOT / "playbooks" / "site.yml"), "--tags", "build,image", "-e", json.dumps(variables)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    seconds = time.monotonic() - start
-    recap = re.search(r"ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", result.stdout)
-    if result.returncode != 0 or not recap or recap.group(4) != "0":
-        raise benchlib.BenchError(f"site.yml --tags build,image failed (rc {result.returncode}): {result.stdout[-2000:]}")
-    return seconds, int(recap.group(2))
+    seconds, changed, dummy = benchlib.playbook("site.yml", variables, "--tags", "build,image")
+    return seconds, changed
 
 
 def registry_digest(image, tag):

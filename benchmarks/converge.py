@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -32,17 +31,6 @@ ROOT = benchlib.ROOT
 
 def sh(command, **kwargs):
     return subprocess.run(command, capture_output=True, text=True, check=False, **kwargs)
-
-
-def playbook(playbook_name, variables, *options):
-    command = ["ansible-playbook", str(ROOT / "playbooks" / playbook_name), "-e", json.dumps(variables), *options]
-    start = time.monotonic()
-    result = sh(command)
-    seconds = time.monotonic() - start
-    recap = re.search(r"ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", result.stdout)
-    if result.returncode != 0 or not recap or recap.group(4) != "0" or recap.group(3) != "0":
-        raise benchlib.BenchError(f"{playbook_name} {' '.join(options)} failed (rc {result.returncode}): {result.stdout[-1500:]}{result.stderr[-500:]}")
-    return seconds, int(recap.group(2)), len(re.findall(r"^TASK \[", result.stdout, re.M))
 
 
 def kubectl(context, *args):
@@ -107,30 +95,30 @@ def main():
     api = benchlib.api_client(args.context)
     facts = benchlib.machine(api)
     # The image once (not timed), a deploy to learn its digest, then a clean slate.
-    playbook("site.yml", variables, "--tags", "build,image")
-    playbook("site.yml", variables, "--tags", "deploy")
+    benchlib.playbook("site.yml", variables, "--tags", "build,image")
+    benchlib.playbook("site.yml", variables, "--tags", "deploy")
     image = kubectl(args.context, "-n", namespace, "get", "deployment", args.name, "-o", "jsonpath={.spec.template.spec.containers[0].image}")
     digest = image.split("@", 1)[1] if "@" in image else ""
-    playbook("uninstall.yml", variables)
+    benchlib.playbook("uninstall.yml", variables)
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         rendered = Path(tmp) / "rendered"
-        playbook("site.yml", {**variables, "kube_scheduler_render_dir": str(rendered), "kube_scheduler_image_digest": digest}, "--tags", "deploy")
+        benchlib.playbook("site.yml", {**variables, "kube_scheduler_render_dir": str(rendered), "kube_scheduler_image_digest": digest}, "--tags", "deploy")
         for rep in range(args.repetitions):
             order = ["collection", "kubectl"] if rep % 2 == 0 else ["kubectl", "collection"]
             for approach in order:
                 run = {"approach": approach, "repetition": rep}
                 if approach == "collection":
-                    run["seconds"], run["changed"], run["tasks"] = playbook("site.yml", variables, "--tags", "deploy")
+                    run["seconds"], run["changed"], run["tasks"] = benchlib.playbook("site.yml", variables, "--tags", "deploy")
                     check_installed(args.context, args.name, namespace)
-                    run["rerun_deploy_seconds"], changed, _ = playbook("site.yml", variables, "--tags", "deploy")
-                    run["rerun_site_seconds"], changed_site, _ = playbook("site.yml", variables)
+                    run["rerun_deploy_seconds"], changed, _ = benchlib.playbook("site.yml", variables, "--tags", "deploy")
+                    run["rerun_site_seconds"], changed_site, _ = benchlib.playbook("site.yml", variables)
                     if changed or changed_site:
                         raise benchlib.BenchError(f"re-run with nothing changed reported changed={changed} (deploy) and {changed_site} (site.yml)")
                 else:
                     run["seconds"] = kubectl_converge(args.context, args.name, namespace, rendered)
                     check_installed(args.context, args.name, namespace)
-                playbook("uninstall.yml", variables)
+                benchlib.playbook("uninstall.yml", variables)
                 runs.append(run)
                 extra = f", re-run deploy {run['rerun_deploy_seconds']:.1f}s, site.yml {run['rerun_site_seconds']:.1f}s" if approach == "collection" else ""
                 print(f"converge: rep {rep} {approach}: {run['seconds']:.1f}s{extra}", flush=True)
