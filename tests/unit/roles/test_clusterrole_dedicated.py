@@ -1,0 +1,61 @@
+# Copyright: kubesched.scheduler contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The dedicated ClusterRole (kube_scheduler_rbac_mode: dedicated) grants, for each supported minor, exactly what the
+cluster's own system:kube-scheduler grants (the fixtures read from kind clusters), with the lease named after the
+second scheduler's lock instead of kube-scheduler's, and without leasecandidates and the extensions API group."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jinja2
+import pytest
+import yaml
+
+from ansible_collections.kubesched.scheduler.plugins.filter.versions import kubernetes_minor
+
+ROOT = Path(__file__).resolve().parents[3]
+TEMPLATE = ROOT / "roles" / "clusterrole" / "templates" / "clusterrole-dedicated.yaml.j2"
+FIXTURES = ROOT / "tests" / "unit" / "plugins" / "fixtures" / "clusterrole"
+
+
+def render(**variables):
+    environment = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    environment.filters["kubesched.scheduler.kubernetes_minor"] = kubernetes_minor
+    environment.filters["to_nice_yaml"] = lambda value, indent=2: yaml.safe_dump(value, indent=indent, default_flow_style=False)
+    base = {
+        "__kube_scheduler_dedicated_name": "team-a-scheduler",
+        "__kube_scheduler_labels": {"app.kubernetes.io/managed-by": "kubesched.scheduler"},
+        "kube_scheduler_lock_name": "team-a",
+        "kube_scheduler_cluster_version": "1.37",
+    }
+    return yaml.safe_load(environment.from_string(TEMPLATE.read_text()).render(**{**base, **variables}))
+
+
+def grants(rules, lock=None):
+    """(group, resource, resourceName or '*', verb) for every rule; the kube-scheduler lease renamed to ``lock``."""
+    out = set()
+    for rule in rules:
+        for group in rule.get("apiGroups", []):
+            for resource in rule.get("resources", []):
+                for name in rule.get("resourceNames", ["*"]):
+                    for verb in rule["verbs"]:
+                        if lock and resource == "leases" and name == "kube-scheduler":
+                            name = lock  # noqa: PLW2901 - the one rename
+                        out.add((group, resource, name, verb))
+    return out
+
+
+@pytest.mark.parametrize("minor", [35, 36, 37])
+def test_dedicated_role_mirrors_system_kube_scheduler(minor):
+    fixture = yaml.safe_load((FIXTURES / f"system-kube-scheduler-1.{minor}.yaml").read_text())
+    expected = {g for g in grants(fixture["rules"], lock="team-a") if g[1] != "leasecandidates" and g[0] != "extensions"}
+    role = render(__kube_scheduler_server_version=f"v1.{minor}.4")
+    assert grants(role["rules"]) == expected
+
+
+def test_render_mode_uses_kube_scheduler_cluster_version():
+    fixture = yaml.safe_load((FIXTURES / "system-kube-scheduler-1.35.yaml").read_text())
+    expected = {g for g in grants(fixture["rules"], lock="team-a") if g[1] != "leasecandidates" and g[0] != "extensions"}
+    assert grants(render(kube_scheduler_cluster_version="1.35")["rules"]) == expected
+    assert ("resource.k8s.io", "devicetaintrules", "*", "list") in grants(render()["rules"])
