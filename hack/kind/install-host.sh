@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the offline kind platform needs on this host, idempotently:
-# Debian's docker.io (and starts dockerd when it is not running), debootstrap, busybox-static,
+# Debian's docker.io (and starts dockerd when it is not running), debootstrap, busybox-static, podman,
 # kind $KIND_VERSION from the Go module proxy, and, only on hosts that cannot start a privileged
 # container, the runc wrapper that drops CAP_SYS_RESOURCE (see README.md, "Why a runc wrapper").
 . "$(dirname "$0")/lib.sh"
@@ -19,6 +19,7 @@ need_pkg debootstrap debootstrap
 need_pkg jq jq
 need_pkg git git
 need_pkg make make
+need_pkg podman podman  # the podman path of the image role, in molecule/reliability (part least_privilege)
 
 start_dockerd() {
   if docker info >/dev/null 2>&1; then return 0; fi
