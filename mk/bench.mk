@@ -2,9 +2,10 @@
 # throughput, pod_placement at scale, converge against kubectl, build and image. docs/benchmarks.md is
 # generated from benchmarks/results/*.json by benchmarks/report.py.
 .PHONY: bench bench-smoke
+BENCHMARKS ?=
 
-bench: install cluster k8s-source ## every benchmark at full size; rewrites benchmarks/results/ and docs/benchmarks.md (about an hour)
-	benchmarks/run.sh full
+bench: install cluster k8s-source ## every benchmark at full size (or BENCHMARKS="placement converge ..."); rewrites benchmarks/results/ and docs/benchmarks.md
+	benchmarks/run.sh full $(BENCHMARKS)
 
 bench-smoke: install cluster k8s-source ## the benchmarks' code at a small size, nothing kept (part of make test)
 	benchmarks/run.sh smoke
