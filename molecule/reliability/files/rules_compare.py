@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """What a subject may do, compared with what the default scheduler (user system:kube-scheduler) may do.
 
 For each namespace given, a SelfSubjectRulesReview is created as each subject (kubectl create --as, the API behind

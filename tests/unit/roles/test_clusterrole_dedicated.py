@@ -20,7 +20,7 @@ FIXTURES = ROOT / "tests" / "unit" / "plugins" / "fixtures" / "clusterrole"
 
 
 def render(**variables):
-    environment = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    environment = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)  # noqa: S701 - YAML, not HTML
     environment.filters["kubesched.scheduler.kubernetes_minor"] = kubernetes_minor
     environment.filters["to_nice_yaml"] = lambda value, indent=2: yaml.safe_dump(value, indent=indent, default_flow_style=False)
     base = {
