@@ -111,7 +111,10 @@ def placement(doc):
         "",
         f"Machine: {machine_line(doc['machine'])}.",
         "",
-        "Pods placed for real by two schedulers (half each) on kwok nodes; then, alternated, each approach run in full: the module "
+        f"Pods placed for real by {' and '.join(doc.get('parameters', {}).get('schedulers', ['two schedulers']))} (half each) on kwok "
+        "nodes: two second schedulers, because the cluster's own scheduler writes fewer Scheduled events than it binds pods "
+        "under load (see the throughput section), and every answer here is checked against the events. Then, alternated, "
+        "each approach run in full: the module "
         "through Ansible (`ansible localhost -m kubesched.scheduler.pod_placement`, its own process start included), the two "
         "`kubectl get -o json` lists a person would run joined by UID with `jq`, and a per-pod `kubectl get events` loop. LIST "
         "requests counted by the API server (`apiserver_request_total`, pods/events/leases/deployments) and the peak resident "
