@@ -51,6 +51,14 @@ kind_config() {  # kind_config FILE
   } > "$1"
 }
 
+# cluster_exists NAME: kind lists it. (Not `kind get clusters | grep -q`: grep -q leaves at the first match, and
+# under pipefail kind's write of the next name then fails the pipeline with SIGPIPE.)
+cluster_exists() {
+  local clusters
+  clusters=$(kind get clusters 2>/dev/null) || return 1
+  grep -qx "$1" <<< "$clusters"
+}
+
 up() {
   "$KIND_DIR/install-host.sh"
   local node_image
@@ -67,7 +75,7 @@ up() {
     node_image=kindest/node:$KUBE_VERSION
   fi
   registry_up
-  if kind get clusters 2>/dev/null | grep -qx "$CLUSTER_NAME"; then
+  if cluster_exists "$CLUSTER_NAME"; then
     local running
     running=$(docker inspect -f '{{index .Config.Labels "io.x-k8s.kind.cluster"}} {{.Config.Image}}' "$CLUSTER_NAME-control-plane" 2>/dev/null | awk '{print $2}')
     if [ "$running" != "$node_image" ]; then
@@ -80,7 +88,7 @@ up() {
       log "cluster $CLUSTER_NAME is up (node image $node_image)"
     fi
   fi
-  if ! kind get clusters 2>/dev/null | grep -qx "$CLUSTER_NAME"; then
+  if ! cluster_exists "$CLUSTER_NAME"; then
     local cfg; cfg=$(mktemp)
     kind_config "$cfg"
     log "kind create cluster --name $CLUSTER_NAME --image $node_image (1 control-plane + $CLUSTER_WORKERS workers)"
@@ -148,7 +156,7 @@ status() {
 down() {
   kind delete cluster --name "$CLUSTER_NAME" 2>/dev/null || true
   # The registry serves every version's cluster: it goes with the last of them.
-  if kind get clusters 2>/dev/null | grep -qE '^kubesched(-[0-9]+-[0-9]+)?$'; then
+  if kind get clusters 2>/dev/null | grep -E '^kubesched(-[0-9]+-[0-9]+)?$' >/dev/null; then
     log "cluster $CLUSTER_NAME removed; registry $REGISTRY_NAME kept for the other clusters"; return
   fi
   docker rm -f "$REGISTRY_NAME" >/dev/null 2>&1 || true
