@@ -19,6 +19,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import urllib3
 from kubernetes import client, config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -141,13 +142,28 @@ def delete_namespace(api, name, timeout=600):
     """Delete a namespace and wait until it is gone. Its pods go first, at once (grace period 0): the
     namespace controller would delete them one by one with their grace period, through kwok."""
     core = client.CoreV1Api(api)
+    deadline = time.monotonic() + timeout
+    # Tens of thousands of pods outlast one request's timeout (the API server answers 504 and goes on deleting,
+    # or the client gives up): ask again until the collection is empty.
+    while True:
+        try:
+            core.delete_collection_namespaced_pod(name, grace_period_seconds=0, _request_timeout=120)
+            if not core.list_namespaced_pod(name, limit=1).items:
+                break
+        except client.ApiException as exc:
+            if exc.status == 404:
+                return
+            if exc.status not in (500, 503, 504) or time.monotonic() > deadline:
+                raise
+        except urllib3.exceptions.HTTPError:
+            if time.monotonic() > deadline:
+                raise
+        time.sleep(2)
     try:
-        core.delete_collection_namespaced_pod(name, grace_period_seconds=0)
         core.delete_namespace(name, grace_period_seconds=0)
     except client.ApiException as exc:
         if exc.status != 404:
             raise
-    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
             core.read_namespace(name)

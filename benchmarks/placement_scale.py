@@ -142,21 +142,21 @@ def run_loop(context, namespace, size, schedulers):
     return seconds, peak, requests
 
 
-def populate(api, namespace, size, schedulers, image, timeout):
+def populate(api, namespace, size, schedulers, image, timeout, rate):
     benchlib.ensure_namespace(api, namespace)
     watch = benchlib.BindWatch(api, namespace)
     try:
         pods = [benchlib.bench_pod(f"pp-{i:06d}", schedulers[i % 2], image) for i in range(size)]
         names = [p["metadata"]["name"] for p in pods]
         start = time.monotonic()
-        # 40 pods a second, 20 for each scheduler: well below the 50 queries a second of the default settings,
-        # so that each scheduler's event broadcaster keeps up and every pod gets its Scheduled event.
-        benchlib.create_pods(api, namespace, pods, rate=40)
+        # 40 pods a second (--rate), 20 for each scheduler: well below the 50 queries a second of the default
+        # settings, so that each scheduler's event broadcaster keeps up and every pod gets its Scheduled event.
+        benchlib.create_pods(api, namespace, pods, rate=rate)
         if not watch.wait(names, timeout):
             raise benchlib.BenchError(f"populate: {size - len(watch.bound)} of {size} pods not bound within {timeout}s")
     finally:
         watch.close()
-    for _ in range(120):
+    for _ in range(240):
         events = len(benchlib.scheduled_events(api, namespace))
         if events >= size:
             return time.monotonic() - start
@@ -172,7 +172,8 @@ def main():
     parser.add_argument("--repetitions", type=int, default=5)
     parser.add_argument("--loop-repetitions", type=int, default=1)
     parser.add_argument("--loop-max-size", type=int, default=5000, help="sizes above this skip the per-pod loop (said in the results)")
-    parser.add_argument("--timeout", type=int, default=1800)
+    parser.add_argument("--rate", type=float, default=40, help="pods created per second while populating")
+    parser.add_argument("--timeout", type=int, default=1800, help="seconds for every pod of a size to be bound")
     parser.add_argument("--name", default="placement")
     args = parser.parse_args()
     schedulers = args.schedulers.split(",")
@@ -184,13 +185,20 @@ def main():
         sys.exit("placement_scale: ansible (in .venv/bin) and jq must be on PATH")
     sizes = [int(s) for s in args.sizes.split(",")]
     results = {"benchmark": "placement", "command": " ".join(sys.argv), "machine": facts, "sizes": {}}
-    results["parameters"] = {"sizes": sizes, "repetitions": args.repetitions, "loop_repetitions": args.loop_repetitions, "schedulers": schedulers}
+    results["parameters"] = {
+        "sizes": sizes,
+        "repetitions": args.repetitions,
+        "loop_repetitions": args.loop_repetitions,
+        "loop_max_size": args.loop_max_size,
+        "rate": args.rate,
+        "schedulers": schedulers,
+    }
     for size in sizes:
         namespace = f"bench-pp-{size}"
         benchlib.delete_namespace(api, namespace)
         runs = []
         try:
-            populate_seconds = populate(api, namespace, size, schedulers, image, args.timeout)
+            populate_seconds = populate(api, namespace, size, schedulers, image, args.timeout, args.rate)
             print(f"placement: {size} pods placed in {populate_seconds:.0f}s", flush=True)
             with tempfile.TemporaryDirectory() as tmp:
                 for rep in range(args.repetitions):
@@ -222,7 +230,10 @@ def main():
         summary["module_vs_kubectl"] = benchlib.spread([v["module"] / v["kubectl"] for v in by_rep.values() if "module" in v and "kubectl" in v])
         summary["loop_vs_module"] = benchlib.spread([v["loop"] / v["module"] for v in by_rep.values() if "module" in v and "loop" in v])
         results["sizes"][str(size)] = {"populate_seconds": populate_seconds, "runs": runs, "summary": summary, "loop_run": size <= args.loop_max_size}
-    benchlib.write_result(args.name, results)
+        # Written after every size, so that a size that fails later leaves the finished ones; "complete" says
+        # whether every size planned was measured.
+        results["complete"] = len(results["sizes"]) == len(sizes)
+        benchlib.write_result(args.name, results)
 
 
 if __name__ == "__main__":

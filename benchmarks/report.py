@@ -124,12 +124,17 @@ def placement(doc):
         "| ---: | --- | ---: | ---: | ---: |",
     ]
     goals = []
+    parameters = doc.get("parameters", {})
+    loop_max = parameters.get("loop_max_size", 5000)
+    for size in parameters.get("sizes", []):
+        if str(size) not in doc["sizes"]:
+            lines.append(f"| {size} | every approach | not measured: this run stopped before this size | | |")
     for size, data in sorted(doc["sizes"].items(), key=lambda kv: int(kv[0])):
         summary = data["summary"]
         for approach, label in (("module", "pod_placement module"), ("kubectl", "kubectl, two lists + jq"), ("loop", "kubectl, one call per pod")):
             item = summary[approach]
             if not item["seconds"]["n"]:
-                lines.append(f"| {size} | {label} | not run at this size | | |")
+                lines.append(f"| {size} | {label} | not run: one `kubectl` call per pod, sizes above {loop_max} skip it | | |")
                 continue
             row = f"| {size} | {label} | {spread(item['seconds'])} | {spread(item['list_requests'], '', 0)}"
             lines.append(f"{row} | {spread(item['peak_mib'], 'MiB', 1)} |")

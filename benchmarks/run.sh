@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Runs every benchmark on the kind cluster in one go (make bench), or all of them at a small size (make
 # bench-smoke, part of make test: the code stays alive, no figure is kept).
-#   benchmarks/run.sh full    250 kwok nodes; results in benchmarks/results/*.json and docs/benchmarks.md
+#   benchmarks/run.sh full    250 kwok nodes of 400 pods each; results in benchmarks/results/*.json and docs/benchmarks.md
 #   benchmarks/run.sh smoke   20 kwok nodes, small sizes, one repetition; results in a temporary directory
 #   benchmarks/run.sh full placement converge   only the benchmarks named (throughput placement converge
 #                             build_image); report.py still writes every section from the JSON results kept
 # Steps: kwok's fake nodes (hack/kind/kwok.sh); two second schedulers installed with the collection from
 # the Kubernetes source at the default version (bench-scheduler with the default settings and
-# bench-scheduler-tuned with kube_scheduler_tuning=throughput); throughput.py, placement_scale.py,
-# converge.py, build_image.py; report.py. Everything the run installed is removed at the end, pass or fail.
+# bench-scheduler-tuned with kube_scheduler_tuning=throughput); throughput.py, converge.py, build_image.py,
+# placement_scale.py; report.py. Everything the run installed is removed at the end, pass or fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:?usage: benchmarks/run.sh full|smoke [BENCHMARK...]}
@@ -25,10 +25,11 @@ source_vars=$(jq -cn --arg repo "$repo" --arg v "$version" --arg gocache "$(go e
     kube_scheduler_context: $ctx, ansible_python_interpreter: $py}')
 
 case $mode in
-  full) nodes=250 tp=(--pods 3000 --repetitions 5) pp=(--sizes 500,5000 --repetitions 5 --loop-repetitions 1)
+  full) nodes=250 node_pods=400 tp=(--pods 3000 --repetitions 5)
+        pp=(--sizes 500,5000,50000 --repetitions 5 --loop-repetitions 1 --loop-max-size 5000 --timeout 3600)
         cv=(--repetitions 5) bi=(--cold-repetitions 1 --rerun-repetitions 5)
         export BENCH_RESULTS=$PWD/benchmarks/results ;;
-  smoke) nodes=20 tp=(--pods 60 --repetitions 1 --timeout 180) pp=(--sizes 40 --repetitions 1 --loop-repetitions 1 --timeout 300)
+  smoke) nodes=20 node_pods=110 tp=(--pods 60 --repetitions 1 --timeout 180) pp=(--sizes 40 --repetitions 1 --loop-repetitions 1 --timeout 300)
          cv=(--repetitions 1) bi=()
          BENCH_RESULTS=$(mktemp -d); export BENCH_RESULTS ;;
   *) echo "usage: benchmarks/run.sh full|smoke" >&2; exit 2 ;;
@@ -52,7 +53,7 @@ trap cleanup EXIT
 start=$(date +%s)
 stage() { echo "bench: $1 in $(( $(date +%s) - $2 ))s"; }
 
-t=$(date +%s); hack/kind/kwok.sh up "$nodes"; stage "kwok nodes" "$t"
+t=$(date +%s); hack/kind/kwok.sh up "$nodes" "$node_pods"; stage "kwok nodes" "$t"
 t=$(date +%s)
 ansible-playbook playbooks/site.yml -e "$(jq -c '. + {kube_scheduler_name: "bench-scheduler", kube_scheduler_image: "localhost:5001/bench-scheduler"}' <<< "$source_vars")" >/dev/null
 ansible-playbook playbooks/site.yml --tags deploy -e "$(jq -c '. + {kube_scheduler_name: "bench-scheduler-tuned", kube_scheduler_image: "localhost:5001/bench-scheduler", kube_scheduler_tuning: "throughput"}' <<< "$source_vars")" >/dev/null
@@ -61,11 +62,12 @@ stage "bench schedulers installed" "$t"
 (cd benchmarks
  if want throughput; then t=$(date +%s); "$py" throughput.py --context "$context" --schedulers default-scheduler,bench-scheduler,bench-scheduler-tuned \
    --labels "cluster's default scheduler,second scheduler (default settings),second scheduler (tuning=throughput)" "${tp[@]}"; stage throughput "$t"; fi
- if want placement; then t=$(date +%s); "$py" placement_scale.py --context "$context" --schedulers "$pp_schedulers" "${pp[@]}"; stage placement "$t"; fi
  if want converge; then t=$(date +%s); "$py" converge.py --context "$context" --vars "$source_vars" "${cv[@]}"; stage converge "$t"; fi
  if [ "$mode" = full ] && want build_image; then
    t=$(date +%s); "$py" build_image.py --repo "$(../hack/example-repo.sh)" "${bi[@]}"; stage build_image "$t"
- fi)
+ fi
+ # Last, as the longest: placement.json is written after each size, so a size that fails keeps the others.
+ if want placement; then t=$(date +%s); "$py" placement_scale.py --context "$context" --schedulers "$pp_schedulers" "${pp[@]}"; stage placement "$t"; fi)
 
 if [ "$mode" = full ]; then
   "$py" benchmarks/report.py --results "$BENCH_RESULTS" --out docs/benchmarks.md

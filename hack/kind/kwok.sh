@@ -2,7 +2,8 @@
 # Simulated nodes for the benchmarks: kwok (sigs.k8s.io/kwok $KWOK_VERSION) built from the Go module proxy,
 # its image pushed to the local registry, its controller and stages applied from the module's own
 # kustomize manifests (kustomize/kwok, kustomize/stage/fast), and NODES fake Nodes that kwok keeps Ready.
-#   kwok.sh up NODES    build (cached by content), deploy, create kwok-node-0..NODES-1, wait until Ready
+#   kwok.sh up NODES [PODS]  build (cached by content), deploy, create kwok-node-0..NODES-1 that take PODS pods
+#                       each (default 110, a kubelet's default), wait until Ready
 #   kwok.sh down        delete the fake Nodes, then kwok's controller, stages and CRDs
 # The cluster is the context $KWOK_CONTEXT (default: this version's kind cluster).
 # Fake Nodes carry the label type=kwok and the taint kwok.x-k8s.io/node=fake:NoSchedule, so only pods
@@ -43,7 +44,7 @@ kwok_image() {
   log "kwok image: $KWOK_IMAGE"
 }
 
-nodes_yaml() {  # nodes_yaml COUNT
+nodes_yaml() {  # nodes_yaml COUNT PODS
   local i
   echo "apiVersion: v1"; echo "kind: List"; echo "items:"
   for ((i = 0; i < $1; i++)); do
@@ -57,8 +58,8 @@ nodes_yaml() {  # nodes_yaml COUNT
   spec:
     taints: [{key: kwok.x-k8s.io/node, value: fake, effect: NoSchedule}]
   status:
-    allocatable: {cpu: "32", memory: 256Gi, pods: "110"}
-    capacity: {cpu: "32", memory: 256Gi, pods: "110"}
+    allocatable: {cpu: "32", memory: 256Gi, pods: "$2"}
+    capacity: {cpu: "32", memory: 256Gi, pods: "$2"}
     nodeInfo: {architecture: amd64, operatingSystem: linux, kubeletVersion: fake, kubeProxyVersion: fake, machineID: "", systemUUID: "",
       bootID: "", kernelVersion: "", osImage: "", containerRuntimeVersion: ""}
     phase: Running
@@ -67,7 +68,8 @@ EOF
 }
 
 up() {
-  local count=${1:?usage: kwok.sh up NODES} dir start
+  local count=${1:?usage: kwok.sh up NODES [PODS]} pods=${2:-110} dir start
+  [[ $count =~ ^[0-9]+$ && $pods =~ ^[0-9]+$ ]] || die "usage: kwok.sh up NODES [PODS] (whole numbers)"
   start=$(date +%s)
   dir=$(kwok_build)
   kwok_image
@@ -77,7 +79,7 @@ up() {
   k -n kube-system rollout status deployment/kwok-controller --timeout=180s >/dev/null
   # Nodes beyond COUNT (an earlier, larger run) go first.
   k get nodes -l type=kwok -o name | awk -F- -v n="$count" '$NF >= n' | xargs -r kubectl --context "$KWOK_CONTEXT" delete --wait=false >/dev/null
-  nodes_yaml "$count" | k apply --server-side -f - >/dev/null
+  nodes_yaml "$count" "$pods" | k apply --server-side -f - >/dev/null
   local ready=0
   for _ in $(seq 180); do
     ready=$(k get nodes -l type=kwok -o jsonpath='{range .items[*]}{.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}' | grep -c True || true)
@@ -85,7 +87,7 @@ up() {
     sleep 2
   done
   [ "$ready" -ge "$count" ] || die "only $ready of $count kwok nodes became Ready"
-  log "kwok: $ready fake nodes Ready on $KWOK_CONTEXT in $(( $(date +%s) - start ))s"
+  log "kwok: $ready fake nodes ($pods pods each) Ready on $KWOK_CONTEXT in $(( $(date +%s) - start ))s"
 }
 
 down() {
@@ -110,5 +112,5 @@ down() {
 case "${1:-}" in
   up) shift; up "$@" ;;
   down) down ;;
-  *) die "usage: kwok.sh up NODES | down" ;;
+  *) die "usage: kwok.sh up NODES [PODS] | down" ;;
 esac
