@@ -17,6 +17,7 @@ import subprocess
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
 from pathlib import Path
 
 import urllib3
@@ -252,6 +253,73 @@ def playbook(playbook_name, variables, *options):
     if result.returncode != 0 or not recap or recap.group(4) != "0" or recap.group(3) != "0":
         raise BenchError(f"{playbook_name} {' '.join(options)} failed (rc {result.returncode}): {result.stdout[-1500:]}{result.stderr[-500:]}")
     return seconds, int(recap.group(2)), len(re.findall(r"^TASK \[", result.stdout, re.M))
+
+
+def _stamp(text):
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def playbook_profile(playbook_path, variables, *options):
+    """Run a playbook with the ansible.posix.json callback, which records every task's start, end and module;
+    raise unless rc 0 and no failure. Returns wall seconds, changed, the number of tasks, the time inside tasks
+    and outside them (start-up, variables, includes), and the time and calls by module."""
+    env = dict(os.environ, ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_NOCOLOR="1")
+    command = ["ansible-playbook", str(playbook_path), "-e", json.dumps(variables), *options]
+    start = time.monotonic()
+    result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)  # noqa: S603
+    seconds = time.monotonic() - start
+    try:
+        document = json.loads(result.stdout[result.stdout.index("{") :])
+    except ValueError as exc:
+        raise BenchError(f"{playbook_path} {' '.join(options)}: no JSON output (rc {result.returncode}): {result.stderr[-500:]}") from exc
+    stats = document.get("stats", {})
+    failures = sum(host.get("failures", 0) + host.get("unreachable", 0) for host in stats.values())
+    if result.returncode != 0 or failures:
+        raise BenchError(f"{playbook_path} {' '.join(options)} failed (rc {result.returncode}, failures {failures}): {result.stdout[-1500:]}")
+    by_module = {}
+    tasks = 0
+    in_tasks = 0.0
+    slowest = []
+    for play in document.get("plays", []):
+        for task in play.get("tasks", []):
+            duration = task["task"].get("duration", {})
+            if not duration.get("end"):
+                continue
+            took = _stamp(duration["end"]) - _stamp(duration["start"])
+            module = sorted({host.get("action", "?") for host in task.get("hosts", {}).values()} or {"?"})[0]
+            tasks += 1
+            in_tasks += took
+            entry = by_module.setdefault(module, {"calls": 0, "seconds": 0.0})
+            entry["calls"] += 1
+            entry["seconds"] += took
+            slowest.append({"seconds": took, "task": task["task"]["name"], "module": module})
+    slowest.sort(key=lambda item: -item["seconds"])
+    return {
+        "seconds": seconds,
+        "changed": sum(host.get("changed", 0) for host in stats.values()),
+        "tasks": tasks,
+        "in_tasks_seconds": in_tasks,
+        "outside_tasks_seconds": seconds - in_tasks,
+        "by_module": by_module,
+        "slowest": slowest[:10],
+    }
+
+
+def profile_summary(profiles):
+    """Medians over several playbook_profile results of the same playbook."""
+    modules = sorted({m for p in profiles for m in p["by_module"]})
+    return {
+        "tasks": spread([p["tasks"] for p in profiles]),
+        "in_tasks_seconds": spread([p["in_tasks_seconds"] for p in profiles]),
+        "outside_tasks_seconds": spread([p["outside_tasks_seconds"] for p in profiles]),
+        "by_module": {
+            m: {
+                "calls": spread([p["by_module"].get(m, {}).get("calls", 0) for p in profiles]),
+                "seconds": spread([p["by_module"].get(m, {}).get("seconds", 0.0) for p in profiles]),
+            }
+            for m in modules
+        },
+    }
 
 
 def percentile(values, q):

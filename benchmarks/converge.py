@@ -9,7 +9,9 @@
 Alternated, REPETITIONS times each; every run is checked (rc 0, failed=0, the Deployment ready, the Lease
 held by one of its pods, the lock name in system:kube-scheduler) and followed by playbooks/uninstall.yml
 (not timed). The collection's leg also times two re-runs with nothing changed: `--tags deploy` and the
-whole site.yml (build and image checks included), each asserted changed=0.
+whole site.yml (build and image checks included), each asserted changed=0, and an empty playbook (the start-up
+of ansible-playbook). Its playbooks run with the ansible.posix.json callback, which records each task's start,
+end and module: the time inside tasks and outside them, and by module, are kept as the profile of each run.
 Output: benchmarks/results/converge.json.
 """
 
@@ -27,6 +29,7 @@ from pathlib import Path
 import benchlib
 
 ROOT = benchlib.ROOT
+SITE = ROOT / "playbooks" / "site.yml"
 
 
 def sh(command, **kwargs):
@@ -103,18 +106,26 @@ def main():
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         rendered = Path(tmp) / "rendered"
+        # ansible-playbook's own start-up: one play, no task.
+        empty_playbook = Path(tmp) / "empty.yml"
+        empty_playbook.write_text("- name: Nothing\n  hosts: localhost\n  gather_facts: false\n  tasks: []\n")
         benchlib.playbook("site.yml", {**variables, "kube_scheduler_render_dir": str(rendered), "kube_scheduler_image_digest": digest}, "--tags", "deploy")
         for rep in range(args.repetitions):
             order = ["collection", "kubectl"] if rep % 2 == 0 else ["kubectl", "collection"]
             for approach in order:
                 run = {"approach": approach, "repetition": rep}
                 if approach == "collection":
-                    run["seconds"], run["changed"], run["tasks"] = benchlib.playbook("site.yml", variables, "--tags", "deploy")
+                    # Each playbook with the json callback: its time by task and module is kept (run["profile"]).
+                    install = benchlib.playbook_profile(SITE, variables, "--tags", "deploy")
                     check_installed(args.context, args.name, namespace)
-                    run["rerun_deploy_seconds"], changed, _ = benchlib.playbook("site.yml", variables, "--tags", "deploy")
-                    run["rerun_site_seconds"], changed_site, _ = benchlib.playbook("site.yml", variables)
-                    if changed or changed_site:
-                        raise benchlib.BenchError(f"re-run with nothing changed reported changed={changed} (deploy) and {changed_site} (site.yml)")
+                    rerun = benchlib.playbook_profile(SITE, variables, "--tags", "deploy")
+                    site = benchlib.playbook_profile(SITE, variables)
+                    if rerun["changed"] or site["changed"]:
+                        raise benchlib.BenchError(f"re-run with nothing changed reported changed={rerun['changed']} (deploy) and {site['changed']} (site.yml)")
+                    empty = benchlib.playbook_profile(empty_playbook, variables)
+                    run.update(seconds=install["seconds"], changed=install["changed"], tasks=install["tasks"])
+                    run.update(rerun_deploy_seconds=rerun["seconds"], rerun_site_seconds=site["seconds"], empty_playbook_seconds=empty["seconds"])
+                    run["profile"] = {"install": install, "rerun_deploy": rerun, "rerun_site": site}
                 else:
                     run["seconds"] = kubectl_converge(args.context, args.name, namespace, rendered)
                     check_installed(args.context, args.name, namespace)
@@ -133,6 +144,8 @@ def main():
         "rerun_deploy_seconds": benchlib.spread([r["rerun_deploy_seconds"] for r in collection]),
         "rerun_site_seconds": benchlib.spread([r["rerun_site_seconds"] for r in collection]),
         "tasks": collection[0]["tasks"] if collection else None,
+        "empty_playbook_seconds": benchlib.spread([r["empty_playbook_seconds"] for r in collection]),
+        "profile": {what: benchlib.profile_summary([r["profile"][what] for r in collection]) for what in ("install", "rerun_deploy", "rerun_site")},
     }
     document = {"benchmark": "converge", "command": " ".join(sys.argv), "machine": facts, "runs": runs, "summary": summary}
     document["parameters"] = {"repetitions": args.repetitions, "name": args.name}

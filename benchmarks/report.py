@@ -185,7 +185,43 @@ def converge(doc):
         f"- Goal <= 3x kubectl: {ratio:.1f}x, {goal(ratio <= 3)}.",
         f"- Goal re-run of the deploy step <= 5 s: {summary['rerun_deploy_seconds']['median']:.1f} s, {goal(summary['rerun_deploy_seconds']['median'] <= 5)}.",
         f"- Goal re-run of site.yml <= 8 s: {summary['rerun_site_seconds']['median']:.1f} s, {goal(summary['rerun_site_seconds']['median'] <= 8)}.",
+    ] + converge_profile(summary)
+
+
+def converge_profile(summary):
+    """Where the collection's time goes, from the json callback's record of the same runs."""
+    profile = summary.get("profile")
+    if not profile:
+        return []
+    med = lambda item: item["median"] or 0  # noqa: E731
+    lines = [
+        "",
+        "Where the collection's time goes (the same runs, recorded by the `ansible.posix.json` callback: each task's start, "
+        'end and module; medians). "outside tasks" is the rest of the wall time: ansible-playbook\'s start-up, loading '
+        "the roles and variables, includes. An empty playbook (one play, no task) took "
+        f"{spread(summary['empty_playbook_seconds'])}.",
+        "",
+        "| run | tasks | inside tasks | outside tasks |",
+        "| --- | ---: | ---: | ---: |",
     ]
+    labels = (("install", "`--tags deploy`, from a clean slate"), ("rerun_deploy", "re-run `--tags deploy`"), ("rerun_site", "re-run of `site.yml`"))
+    for what, label in labels:
+        item = profile[what]
+        lines.append(f"| {label} | {med(item['tasks']):.0f} | {s(med(item['in_tasks_seconds']))} | {s(med(item['outside_tasks_seconds']))} |")
+    for what, label in labels[:2]:
+        modules = sorted(profile[what]["by_module"].items(), key=lambda kv: -med(kv[1]["seconds"]))
+        lines += ["", f"By module, {label} (the 8 that took longest):", "", "| module | calls | time | per call |", "| --- | ---: | ---: | ---: |"]
+        for module, item in modules[:8]:
+            calls = med(item["calls"])
+            per_call = s(med(item["seconds"]) / calls) if calls else "n/a"
+            lines.append(f"| `{module}` | {calls:.0f} | {s(med(item['seconds']))} | {per_call} |")
+        api = [item for module, item in modules if module.startswith(("kubernetes.core.", "kubesched.scheduler."))]
+        lines += [
+            "",
+            f"Modules that talk to the API server (kubernetes.core and this collection's): {sum(med(i['calls']) for i in api):.0f} calls, "
+            f"{s(sum(med(i['seconds']) for i in api))} of the run's {s(med(profile[what]['in_tasks_seconds']))} inside tasks.",
+        ]
+    return lines
 
 
 def build_image(doc):
