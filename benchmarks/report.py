@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
+
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -90,6 +93,7 @@ def throughput(doc):
             f"  - In {kept_up} of {len(runs)} of its runs it bound pods at 95 % or more of the rate they were created: there the "
             "limit was how fast pods arrived, not the scheduler."
         )
+    goals += client_limit(doc)
     goals.append(
         "- Pods created / s: how fast the 16 client threads got pods accepted by the API server on this machine; a scheduler "
         "cannot bind faster than pods arrive, so a rate close to it means the scheduler kept up (then the latency shows it)."
@@ -101,6 +105,32 @@ def throughput(doc):
         "not investigated."
     )
     return lines + [""] + goals
+
+
+def preset_of(label):
+    """run.sh labels the scheduler installed with a preset other than default "tuning=NAME"."""
+    match = re.search(r"tuning=(\w+)", label)
+    return match.group(1) if match else "default"
+
+
+def client_limit(doc):
+    """The bound that kube-scheduler's client rate limit puts on binding, from the collection's tuning presets."""
+    presets = yaml.safe_load((ROOT / "roles" / "deploy" / "vars" / "main.yml").read_text())["__kube_scheduler_tuning_presets"]
+    pods = doc["parameters"]["pods"]
+    lines = []
+    for name, preset in presets.items():
+        qps, burst = preset["client_qps"], preset["client_burst"]
+        limit = pods / ((pods - burst) / qps) if pods > burst else None
+        reached = [f"{item['label']} {item['pods_per_second']['median']:.1f}" for item in doc["summary"].values() if preset_of(item["label"]) == name]
+        text = f"at most {pods} / (({pods} − {burst}) / {qps}) = {limit:.1f} pods/s" if limit else f"no bound below {pods} pods at once"
+        lines.append(f"  - qps {qps}, burst {burst} (`kube_scheduler_tuning: {name}`): {text}; measured (median): {'; '.join(reached) or 'n/a'}.")
+    return [
+        "- The client's rate limit: kube-scheduler sends one binding request per pod through a client that allows "
+        "`clientConnection.qps` requests a second after a first burst of `burst` (the cluster's own scheduler runs with "
+        "kube-scheduler's defaults, those of `tuning: default`). The bound this puts on pods bound a second, from the presets "
+        "in roles/deploy/vars/main.yml:",
+        *lines,
+    ]
 
 
 def placement(doc):
