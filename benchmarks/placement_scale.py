@@ -164,6 +164,29 @@ def populate(api, namespace, size, schedulers, image, timeout, rate):
     raise benchlib.BenchError(f"populate: {events} Scheduled events for {size} pods")
 
 
+def summarize(runs):
+    """Median, min and max of each approach's figures, and the ratios of the runs of the same repetition."""
+    summary = {}
+    for approach in ("module", "kubectl", "loop"):
+        mine = [r for r in runs if r["approach"] == approach]
+        summary[approach] = {
+            "seconds": benchlib.spread([r["seconds"] for r in mine]),
+            "peak_mib": benchlib.spread([r["peak_mib"] for r in mine]),
+            "list_requests": benchlib.spread([r["list_requests"] for r in mine]),
+        }
+    by_rep = {}
+    for r in runs:
+        by_rep.setdefault(r["repetition"], {})[r["approach"]] = r["seconds"]
+    summary["module_vs_kubectl"] = benchlib.spread([v["module"] / v["kubectl"] for v in by_rep.values() if "module" in v and "kubectl" in v])
+    summary["loop_vs_module"] = benchlib.spread([v["loop"] / v["module"] for v in by_rep.values() if "module" in v and "loop" in v])
+    return summary
+
+
+def delete_timeout(size):
+    """Seconds allowed to delete a size's namespace: 50,000 pods took more than 10 minutes here."""
+    return max(600, size // 25)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--context", required=True)
@@ -195,7 +218,7 @@ def main():
     }
     for size in sizes:
         namespace = f"bench-pp-{size}"
-        benchlib.delete_namespace(api, namespace)
+        benchlib.delete_namespace(api, namespace, timeout=delete_timeout(size))
         runs = []
         try:
             populate_seconds = populate(api, namespace, size, schedulers, image, args.timeout, args.rate)
@@ -214,26 +237,16 @@ def main():
                             seconds, peak, requests = run_loop(args.context, namespace, size, schedulers)
                         runs.append({"approach": approach, "repetition": rep, "seconds": seconds, "peak_mib": peak, "list_requests": requests})
                         print(f"placement: {size} pods, rep {rep}, {approach}: {seconds:.2f}s, peak {peak} MiB, {requests:.0f} LIST requests", flush=True)
-        finally:
-            benchlib.delete_namespace(api, namespace)
-        summary = {}
-        for approach in ("module", "kubectl", "loop"):
-            mine = [r for r in runs if r["approach"] == approach]
-            summary[approach] = {
-                "seconds": benchlib.spread([r["seconds"] for r in mine]),
-                "peak_mib": benchlib.spread([r["peak_mib"] for r in mine]),
-                "list_requests": benchlib.spread([r["list_requests"] for r in mine]),
-            }
-        by_rep = {}
-        for r in runs:
-            by_rep.setdefault(r["repetition"], {})[r["approach"]] = r["seconds"]
-        summary["module_vs_kubectl"] = benchlib.spread([v["module"] / v["kubectl"] for v in by_rep.values() if "module" in v and "kubectl" in v])
-        summary["loop_vs_module"] = benchlib.spread([v["loop"] / v["module"] for v in by_rep.values() if "module" in v and "loop" in v])
-        results["sizes"][str(size)] = {"populate_seconds": populate_seconds, "runs": runs, "summary": summary, "loop_run": size <= args.loop_max_size}
+        except BaseException:
+            benchlib.delete_namespace(api, namespace, timeout=delete_timeout(size))
+            raise
+        results["sizes"][str(size)] = {"populate_seconds": populate_seconds, "runs": runs, "summary": summarize(runs), "loop_run": size <= args.loop_max_size}
         # Written after every size, so that a size that fails later leaves the finished ones; "complete" says
         # whether every size planned was measured.
         results["complete"] = len(results["sizes"]) == len(sizes)
         benchlib.write_result(args.name, results)
+        # Only then: tens of thousands of pods take minutes to delete on this machine.
+        benchlib.delete_namespace(api, namespace, timeout=delete_timeout(size))
 
 
 if __name__ == "__main__":
