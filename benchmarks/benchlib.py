@@ -11,7 +11,6 @@ import contextlib
 import json
 import os
 import platform
-import re
 import statistics
 import subprocess
 import threading
@@ -241,20 +240,6 @@ def scheduled_events(api, namespace):
     return found
 
 
-def playbook(playbook_name, variables, *options):
-    """Run playbooks/NAME with ``variables`` (JSON); raise unless rc 0 and failed=0 and unreachable=0.
-
-    Returns (seconds, changed count of the recap, number of tasks run)."""
-    command = ["ansible-playbook", str(ROOT / "playbooks" / playbook_name), "-e", json.dumps(variables), *options]
-    start = time.monotonic()
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
-    seconds = time.monotonic() - start
-    recap = re.search(r"ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", result.stdout)
-    if result.returncode != 0 or not recap or recap.group(4) != "0" or recap.group(3) != "0":
-        raise BenchError(f"{playbook_name} {' '.join(options)} failed (rc {result.returncode}): {result.stdout[-1500:]}{result.stderr[-500:]}")
-    return seconds, int(recap.group(2)), len(re.findall(r"^TASK \[", result.stdout, re.M))
-
-
 def _stamp(text):
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
@@ -275,7 +260,9 @@ def playbook_profile(playbook_path, variables, *options):
     stats = document.get("stats", {})
     failures = sum(host.get("failures", 0) + host.get("unreachable", 0) for host in stats.values())
     if result.returncode != 0 or failures:
-        raise BenchError(f"{playbook_path} {' '.join(options)} failed (rc {result.returncode}, failures {failures}): {result.stdout[-1500:]}")
+        raise BenchError(
+            f"{playbook_path} {' '.join(options)} failed (rc {result.returncode}, failures {failures}): {result.stdout[-1500:]}{result.stderr[-500:]}"
+        )
     by_module = {}
     tasks = 0
     in_tasks = 0.0
@@ -303,6 +290,14 @@ def playbook_profile(playbook_path, variables, *options):
         "by_module": by_module,
         "slowest": slowest[:10],
     }
+
+
+def playbook(playbook_name, variables, *options):
+    """Run playbooks/NAME with ``variables`` (JSON); raise unless rc 0 and failed=0 and unreachable=0.
+
+    Returns (seconds, changed count of the recap, number of tasks run)."""
+    profile = playbook_profile(ROOT / "playbooks" / playbook_name, variables, *options)
+    return profile["seconds"], profile["changed"], profile["tasks"]
 
 
 def profile_summary(profiles):
