@@ -54,6 +54,7 @@ def main():
     parser.add_argument("--rerun-repetitions", type=int, default=5)
     parser.add_argument("--result", default="build_image")
     args = parser.parse_args()
+    facts = benchlib.machine()  # before the runs, as the other benchmarks record theirs
     run_id = time.strftime("%Y%m%d%H%M%S")
     name = "bench-build"
     image = f"localhost:5001/{name}"
@@ -109,7 +110,7 @@ def main():
         {
             "benchmark": "build_image",
             "command": " ".join(sys.argv),
-            "machine": benchlib.machine(),
+            "machine": facts,
             "parameters": {"repo": args.repo, "ref": args.ref, "cold_repetitions": args.cold_repetitions, "rerun_repetitions": args.rerun_repetitions},
             "runs": runs,
             "summary": summary,

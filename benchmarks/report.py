@@ -43,11 +43,16 @@ def goal(met):
 
 
 def machine_line(facts):
+    # A benchmark that does not use the cluster (build_image) records no cluster facts: none are printed for it.
+    cluster = (
+        f"Kubernetes {facts['kubernetes']} on kind ({facts.get('nodes_real', '?')} real nodes, {facts.get('nodes_kwok', '?')} kwok nodes), "
+        if "kubernetes" in facts
+        else ""
+    )
     return (
         f"{facts.get('cores')} cores, {facts.get('memory_gib')} GiB, kernel {facts.get('kernel')}, Docker {facts.get('docker', '?')}, "
-        f"Kubernetes {facts.get('kubernetes', '?')} on kind ({facts.get('nodes_real', '?')} real nodes, {facts.get('nodes_kwok', '?')} kwok nodes), "
-        f"ansible-core {facts.get('ansible_core', '?')}, Python {facts.get('python')}; load average at the start "
-        f"{', '.join(f'{x:.1f}' for x in facts.get('load_average', []))}; {facts.get('date')}"
+        f"{cluster}ansible-core {facts.get('ansible_core', '?')}, Python {facts.get('python')}; load average "
+        f"{', '.join(f'{x:.1f}' for x in facts.get('load_average', []))} at {facts.get('date')}, when these facts were recorded"
     )
 
 
