@@ -177,8 +177,6 @@ def placement(doc):
             f"- {size} pods: module {module:.2f} s; module / kubectl two lists {versus:.2f}x (median of {summary['module_vs_kubectl']['n']} alternated pairs)"
             + (f"; per-pod loop / module {loop:.0f}x" if loop else "; per-pod loop not run at this size")
         )
-        if data.get("note"):
-            goals.append(f"  - {size} pods: {data['note']}")
         if size == "5000":
             goals.append(
                 f"  - goals at 5,000 pods: <= 3 s {goal(module <= 3)}; within 1.5x of kubectl {goal(versus <= 1.5)}; "
