@@ -219,14 +219,14 @@ def main():
     for size in sizes:
         namespace = f"bench-pp-{size}"
         benchlib.delete_namespace(api, namespace, timeout=delete_timeout(size))
-        runs = []
+        runs, loop_run = [], size <= args.loop_max_size
         try:
             populate_seconds = populate(api, namespace, size, schedulers, image, args.timeout, args.rate)
             print(f"placement: {size} pods placed in {populate_seconds:.0f}s", flush=True)
             with tempfile.TemporaryDirectory() as tmp:
                 for rep in range(args.repetitions):
                     approaches = ["module", "kubectl"] if rep % 2 == 0 else ["kubectl", "module"]
-                    if rep < args.loop_repetitions and size <= args.loop_max_size:
+                    if rep < args.loop_repetitions and loop_run:
                         approaches.append("loop")
                     for approach in approaches:
                         if approach == "module":
@@ -237,16 +237,13 @@ def main():
                             seconds, peak, requests = run_loop(args.context, namespace, size, schedulers)
                         runs.append({"approach": approach, "repetition": rep, "seconds": seconds, "peak_mib": peak, "list_requests": requests})
                         print(f"placement: {size} pods, rep {rep}, {approach}: {seconds:.2f}s, peak {peak} MiB, {requests:.0f} LIST requests", flush=True)
-        except BaseException:
+            results["sizes"][str(size)] = {"populate_seconds": populate_seconds, "runs": runs, "summary": summarize(runs), "loop_run": loop_run}
+            # Written after every size and before its namespace is deleted (tens of thousands of pods take minutes),
+            # so that a size that fails later leaves the finished ones; "complete" says whether every size planned was measured.
+            results["complete"] = len(results["sizes"]) == len(sizes)
+            benchlib.write_result(args.name, results)
+        finally:
             benchlib.delete_namespace(api, namespace, timeout=delete_timeout(size))
-            raise
-        results["sizes"][str(size)] = {"populate_seconds": populate_seconds, "runs": runs, "summary": summarize(runs), "loop_run": size <= args.loop_max_size}
-        # Written after every size, so that a size that fails later leaves the finished ones; "complete" says
-        # whether every size planned was measured.
-        results["complete"] = len(results["sizes"]) == len(sizes)
-        benchlib.write_result(args.name, results)
-        # Only then: tens of thousands of pods take minutes to delete on this machine.
-        benchlib.delete_namespace(api, namespace, timeout=delete_timeout(size))
 
 
 if __name__ == "__main__":
