@@ -25,7 +25,7 @@ OLDEST_KUBE_VERSION := $(firstword $(MATRIX_KUBE_VERSIONS))
 # More targets, one file per subject (packaging and docs, benchmarks, ...).
 -include mk/*.mk
 
-.PHONY: help deps build install cluster cluster-down cluster-smoke lint sanity units molecule test compact test-matrix multi-cluster k8s-source demo clean
+.PHONY: help deps build install cluster cluster-down cluster-smoke lint sanity units molecule check test compact test-matrix multi-cluster k8s-source demo clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -102,12 +102,18 @@ k8s-source: ## the Kubernetes source repository at KUBE_VERSION that the build r
 	hack/k8s-source.sh $(KUBE_VERSION)
 
 molecule: install cluster k8s-source ## every molecule scenario on the kind cluster (stale state of an interrupted run is reset first)
-	for s in $(MOLECULE_SCENARIOS); do \
+	for s in $(MOLECULE_SCENARIOS); do t=$$(date +%s); \
 	  $(VENV)/bin/molecule reset -s $$s >/dev/null 2>&1; \
 	  $(VENV)/bin/molecule test -s $$s || exit 1; \
+	  echo "molecule: scenario $$s passed in $$(( $$(date +%s) - t ))s"; \
 	done
 
-test: deps lint sanity units docs publish-check cluster cluster-smoke molecule bench-smoke ## everything: lint, sanity, units, the docs site, the Galaxy import check, the cluster smoke test, molecule and the benchmarks at a small size
+# Two tiers: `make check` needs neither Docker nor a cluster; `make test` runs it, then the end-to-end tier on
+# kind, one stage at a time, and prints each stage's time (hack/stages.sh).
+check: deps lint sanity units docs publish-check ## the tier without Docker or a cluster: lint, sanity, units, the docs site, the Galaxy import check
+
+test: ## everything: `make check`, then the cluster, its smoke test, every molecule scenario and the benchmarks at a small size
+	@hack/stages.sh check cluster cluster-smoke k8s-source molecule bench-smoke
 
 # The compact end-to-end scenario (molecule/compact) on one Kubernetes version, on that version's
 # own kind cluster: make compact KUBE_VERSION=v1.35.4

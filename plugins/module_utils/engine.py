@@ -1,0 +1,674 @@
+# Copyright: kubesched.scheduler contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The deploy engine of a second scheduler: everything the deploy role does on the cluster, in one process.
+
+``converge`` takes the objects the role rendered (ServiceAccount, bindings, ConfigMap, Deployment, the
+lock's RBAC) and:
+
+1. reads what is deployed, and refuses objects of the scheduler's name that the collection did not make;
+2. tries the configuration with the image's kube-scheduler in a Pod that never connects (only when the
+   pod template changed);
+3. lets the scheduler hold its own lock (``lock_converge``: the lock name added to a ClusterRole, or a
+   dedicated ClusterRole, and the binding to it);
+4. applies every object with server-side apply;
+5. waits until the new pods are ready, have not restarted beyond what they had before, the Deployment
+   has no other pod left, and one of the new pods holds the Lease;
+6. on failure puts the previous ConfigMap and Deployment back and fails with what the new pods did.
+
+``remove`` deletes it all again, newest first. ``preflight`` is the one read of the cluster and the
+registry before anything is rendered. Every wait is a Python predicate over API objects as dicts, so
+each can be tested without a cluster.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import time
+
+from ansible_collections.kubesched.scheduler.plugins.module_utils import clusterrole
+from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import MANAGER, Kube, api_reason, content, managed_by_us, ref
+
+monotonic = time.monotonic
+sleep = time.sleep
+
+POLL = 2.0
+TEMPLATE_LABEL = "kubesched.io/pod-template"
+NAME_LABEL = "kubesched.io/scheduler-name"
+TRIAL_LABEL = "kubesched.io/trial"
+# Why a container that has not started never will.
+CANNOT_START = (
+    "ErrImagePull",
+    "ImagePullBackOff",
+    "ErrImageNeverPull",
+    "InvalidImageName",
+    "CreateContainerConfigError",
+    "CreateContainerError",
+    "RunContainerError",
+    "CrashLoopBackOff",
+)
+PROTECTED_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "default")
+
+
+class EngineError(Exception):
+    """A failure with a message for the user; ``result`` is merged into the module's result."""
+
+    def __init__(self, msg, **result):
+        super().__init__(msg)
+        self.msg = msg
+        self.result = result
+
+
+# --- one rule each -----------------------------------------------------------------------------
+
+
+def holder_pod(holder):
+    """The pod name in a kube-scheduler Lease holder identity ``<hostname>_<uuid>`` (a pod's hostname is its name)."""
+    return (holder or "").split("_", 1)[0]
+
+
+def held_by(holder, name):
+    """Whether a Lease holder identity is a pod of the Deployment ``name`` (``<name>-<hash>-<id>_<uuid>``)."""
+    return bool(re.match("^" + re.escape(name) + r"-[a-z0-9]{1,10}-[a-z0-9]{5}_", holder or ""))
+
+
+def lease_holder(lease):
+    return ((lease or {}).get("spec") or {}).get("holderIdentity") or ""
+
+
+def is_ready(pod):
+    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in (pod.get("status") or {}).get("conditions") or [])
+
+
+def live(pods):
+    return [pod for pod in pods if not (pod.get("metadata") or {}).get("deletionTimestamp")]
+
+
+def restarts(pods):
+    return sum(status.get("restartCount") or 0 for pod in live(pods) for status in (pod.get("status") or {}).get("containerStatuses") or [])
+
+
+def cannot_start(pods, restarts_before=0):
+    """Why the pods' containers will not start: their waiting reasons, and restarts beyond those before."""
+    reasons = [
+        ((status.get("state") or {}).get("waiting") or {}).get("reason")
+        for pod in live(pods)
+        for status in (pod.get("status") or {}).get("containerStatuses") or []
+    ]
+    found = [reason for reason in reasons if reason in CANNOT_START]
+    more = restarts(pods) - restarts_before
+    if more > 0:
+        found.append(f"restarts: {more}")
+    return list(dict.fromkeys(found))
+
+
+def rolled_out(deployment):
+    """kubectl rollout status's test: the controller saw the spec, and every replica is updated and available."""
+    spec, status = deployment.get("spec") or {}, deployment.get("status") or {}
+    wanted = spec.get("replicas", 1)
+    return (
+        (status.get("observedGeneration") or 0) >= ((deployment.get("metadata") or {}).get("generation") or 0)
+        and (status.get("updatedReplicas") or 0) == wanted
+        and (status.get("replicas") or 0) == wanted
+        and (status.get("availableReplicas") or 0) == wanted
+        and not status.get("unavailableReplicas")
+    )
+
+
+def pod_states(pods):
+    """One line per pod: its name, phase, the messages of its false conditions and of its waiting containers."""
+    lines = []
+    for pod in pods:
+        status = pod.get("status") or {}
+        words = [pod["metadata"]["name"], status.get("phase") or "Unknown"]
+        words += [c.get("message") for c in status.get("conditions") or [] if c.get("status") != "True" and c.get("message")]
+        words += [
+            ((s.get("state") or {}).get("waiting") or {}).get("message")
+            for s in status.get("containerStatuses") or []
+            if ((s.get("state") or {}).get("waiting") or {}).get("message")
+        ]
+        lines.append(" ".join(words))
+    return lines
+
+
+def template_label(deployment):
+    return ((((deployment or {}).get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels", {}).get(TEMPLATE_LABEL)
+
+
+def poll_until(poll, done, timeout, interval=POLL):
+    """``poll()`` until ``done(result)`` or ``timeout`` seconds; returns ``(result, met)``."""
+    deadline = monotonic() + timeout
+    while True:
+        result = poll()
+        if done(result):
+            return result, True
+        remaining = deadline - monotonic()
+        if remaining <= 0:
+            return result, False
+        sleep(min(interval, remaining))
+
+
+def tail(text, lines, limit=600):
+    said = " ".join(line.strip() for line in (text or "").strip().splitlines()[-lines:])
+    return said if len(said) <= limit else said[: limit - 3] + "..."
+
+
+# --- the trial -----------------------------------------------------------------------------------
+
+
+def trial_objects(deployment, configmap, manager=MANAGER):
+    """The trial's ConfigMap and Pod: the Deployment's pod, run once with ``--master`` at a closed port and
+    ``--write-config-to``, so that kube-scheduler loads, defaults and validates the configuration and exits
+    before it connects. Its labels are not the Deployment's, and it needs neither the ServiceAccount nor a token."""
+    name = deployment["metadata"]["name"]
+    namespace = deployment["metadata"]["namespace"]
+    trial = f"{name}-trial"
+    labels = {"app.kubernetes.io/managed-by": manager, TRIAL_LABEL: name}
+    spec = copy.deepcopy(deployment["spec"]["template"]["spec"])
+    container = {key: value for key, value in spec["containers"][0].items() if key not in ("livenessProbe", "readinessProbe")}
+    container["command"] = list(container.get("command") or []) + ["--master=https://127.0.0.1:9", "--write-config-to=/dev/null"]
+    spec = {key: value for key, value in spec.items() if key not in ("serviceAccountName", "affinity")}
+    spec.update(
+        containers=[container],
+        restartPolicy="Never",
+        automountServiceAccountToken=False,
+        volumes=[{"name": "config-volume", "configMap": {"name": trial}}],
+    )
+    meta = {"name": trial, "namespace": namespace, "labels": labels}
+    return (
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": dict(meta), "data": copy.deepcopy(configmap.get("data") or {})},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": dict(meta), "spec": spec},
+    )
+
+
+def trial_said(pod):
+    """``reason: message`` of the trial container's waiting and terminated states, waiting first."""
+    states = [status.get("state") or {} for status in ((pod or {}).get("status") or {}).get("containerStatuses") or []]
+    said = [state["waiting"] for state in states if state.get("waiting")] + [state["terminated"] for state in states if state.get("terminated")]
+    return "; ".join(": ".join(part for part in (s.get("reason") or "", s.get("message") or "") if part) for s in said if s.get("reason") or s.get("message"))
+
+
+def trial_finished(pod):
+    status = (pod or {}).get("status") or {}
+    if status.get("phase") in ("Succeeded", "Failed"):
+        return True
+    waiting = [((s.get("state") or {}).get("waiting") or {}).get("reason") for s in status.get("containerStatuses") or []]
+    return any(reason in CANNOT_START for reason in waiting)
+
+
+def wait_gone(kube, kind, name, namespace, timeout):
+    poll_until(lambda: kube.get(kind, name, namespace), lambda obj: obj is None, timeout, interval=0.5)
+
+
+def run_trial(kube, deployment, configmap, timeout, image, fix):
+    """Try the configuration; raise EngineError when kube-scheduler refuses it or does not start. Returns seconds taken."""
+    start = monotonic()
+    trial_cm, trial_pod = trial_objects(deployment, configmap, kube.manager)
+    name, namespace = trial_pod["metadata"]["name"], trial_pod["metadata"]["namespace"]
+    for kind in ("Pod", "ConfigMap"):  # an interrupted run's leftovers
+        if kube.delete(kind, name, namespace, grace_period=0):
+            wait_gone(kube, kind, name, namespace, timeout)
+    log = ""
+    try:
+        kube.apply(trial_cm)
+        kube.apply(trial_pod)
+        pod, dummy = poll_until(lambda: kube.get("Pod", name, namespace), trial_finished, timeout)
+        phase = ((pod or {}).get("status") or {}).get("phase")
+        if phase == "Failed":
+            log = kube.log(name, namespace, tail_lines=10)
+    finally:
+        kube.delete("Pod", name, namespace, grace_period=0)
+        kube.delete("ConfigMap", name, namespace)
+        wait_gone(kube, "Pod", name, namespace, timeout)
+    if phase != "Succeeded":
+        said = trial_said(pod) or "no Pod ran within kube_scheduler_wait_timeout"
+        msg = f"kube-scheduler of {image} did not accept the configuration, or did not start ({said})."
+        if log.strip():
+            msg += f" It said: {tail(log, 2)}."
+        raise EngineError(msg + " Nothing was changed. " + fix, trial={"result": "refused", "said": said})
+    return round(monotonic() - start, 1)
+
+
+# --- the lock ------------------------------------------------------------------------------------
+
+
+def lock_converge(kube, lock, state, check_mode):
+    """The scheduler's right to hold its own lock, for both RBAC modes and a switch between them.
+
+    ``lock``: ``mode`` (patch or dedicated), ``clusterrole`` (the ClusterRole patch mode adds the lock name
+    to), ``lock_name``, ``binding`` (the ClusterRoleBinding ``<name>-as-kube-scheduler``, rendered) and
+    ``dedicated`` (the dedicated ClusterRole, rendered; in patch mode only its name and labels are used, to
+    delete one this collection made before). A switch never leaves a running scheduler without its lock:
+    the new grant exists before the binding moves to it, and the other mode's grant goes only after.
+    Returns the list of changes made (predicted in check mode).
+    """
+    changes = []
+    binding, dedicated = lock["binding"], lock["dedicated"]
+    binding_name = binding["metadata"]["name"]
+    bound = kube.get("ClusterRoleBinding", binding_name)
+    bound_now = ((bound or {}).get("roleRef") or {}).get("name") or ""
+    bind_to = ""
+    if state == "present":
+        bind_to = lock["clusterrole"] if lock["mode"] == "patch" else dedicated["metadata"]["name"]
+
+    def patch_role(patch_state):
+        result = clusterrole.run(lambda: kube.api, {"name": lock["clusterrole"], "lock_name": lock["lock_name"], "state": patch_state}, check_mode=check_mode)
+        kube.requests += result.get("attempts", 0) * 2
+        if result.get("msg"):
+            raise EngineError(result["msg"])
+        if result.get("changed"):
+            verb = "added to" if patch_state == "present" else "removed from"
+            changes.append(f"lock name {lock['lock_name']} {verb} ClusterRole {lock['clusterrole']}")
+
+    # 1. The grant of the mode asked for.
+    if state == "present" and lock["mode"] == "patch":
+        patch_role("present")
+    if state == "present" and lock["mode"] == "dedicated" and apply_changed(kube, dedicated, check_mode):
+        changes.append(ref(dedicated))
+    # 2. The binding; its roleRef cannot change, so moving it deletes and creates it.
+    moving = bound_now not in ("", bind_to)
+    if moving:
+        if not check_mode:
+            kube.delete("ClusterRoleBinding", binding_name)
+        changes.append(f"ClusterRoleBinding {binding_name} deleted (bound {bound_now})")
+    if state == "present" and not (check_mode and moving) and apply_changed(kube, binding, check_mode):
+        changes.append(ref(binding))
+    # 3. The other grants: the other mode's, or both on removal. Only what the collection added goes.
+    if state == "absent" or lock["mode"] == "dedicated":
+        patch_role("absent")
+    if state == "absent" or lock["mode"] == "patch":
+        name = dedicated["metadata"]["name"]
+        role = kube.get("ClusterRole", name)
+        labels = ((role or {}).get("metadata") or {}).get("labels") or {}
+        if role and managed_by_us(role) and labels.get(NAME_LABEL) == dedicated["metadata"]["labels"].get(NAME_LABEL):
+            if not check_mode:
+                kube.delete("ClusterRole", name)
+            changes.append(f"ClusterRole {name} deleted")
+    return changes
+
+
+# --- apply ---------------------------------------------------------------------------------------
+
+
+def apply_changed(kube, obj, check_mode, before=None, diffs=None):
+    """Server-side apply (a dry run in check mode); whether the object's content changed."""
+    if before is None:
+        metadata = obj["metadata"]
+        before = kube.get(obj["kind"], metadata["name"], metadata.get("namespace"))
+    after = kube.apply(obj, dry_run=check_mode)
+    if before is not None and not check_mode:
+        changed = (after.get("metadata") or {}).get("resourceVersion") != (before.get("metadata") or {}).get("resourceVersion")
+    else:
+        changed = content(before) != content(after)
+    if changed and diffs is not None:
+        diffs.append({"before_header": ref(obj), "after_header": ref(obj), "before": content(before), "after": content(after)})
+    return changed
+
+
+def foreign(objects, found):
+    """The objects of the scheduler's names that exist and that the collection did not make."""
+    return [ref(obj) for obj, current in zip(objects, found, strict=True) if current is not None and not managed_by_us(current)]
+
+
+def previous_objects(configmap, deployment):
+    """What rollback applies: the ConfigMap and the Deployment as they were, their own fields only."""
+    objects = []
+    for current in (configmap, deployment):
+        metadata = current["metadata"]
+        kept = {key: metadata[key] for key in ("name", "namespace", "labels", "annotations") if key in metadata}
+        kept.get("annotations", {}).pop("deployment.kubernetes.io/revision", None)
+        api_version, kind = ("v1", "ConfigMap") if current is configmap else ("apps/v1", "Deployment")
+        body = {"apiVersion": api_version, "kind": kind, "metadata": kept}
+        for key in ("data", "binaryData", "spec"):
+            if key in current:
+                body[key] = current[key]
+        objects.append(body)
+    return objects
+
+
+def find(objects, kind):
+    return next((obj for obj in objects if obj["kind"] == kind), None)
+
+
+def converge(kube, params, check_mode=False, diff=False):
+    """Install or update the scheduler; the module's result. Raises EngineError on failure."""
+    objects = params["objects"]
+    deployment, configmap = find(objects, "Deployment"), find(objects, "ConfigMap")
+    name, namespace = deployment["metadata"]["name"], deployment["metadata"]["namespace"]
+    lock = params["lock"]
+    timeout = params["wait_timeout"]
+    image = deployment["spec"]["template"]["spec"]["containers"][0]["image"]
+    result = {"changed": False, "changes": [], "phases": {}, "rolled_back": False, "lease_holder": "", "image": image}
+    diffs = []
+    timings = result["phases"]
+
+    # 1. What is deployed; objects of these names that the collection did not make are not taken over.
+    start = monotonic()
+    found = [kube.get(obj["kind"], obj["metadata"]["name"], obj["metadata"].get("namespace")) for obj in objects]
+    binding = kube.get("ClusterRoleBinding", lock["binding"]["metadata"]["name"])
+    others = foreign(objects + [lock["binding"]], found + [binding])
+    if others and not params.get("adopt"):
+        raise EngineError(
+            f"{', '.join(others)} already exist{'s' if len(others) == 1 else ''} and {'was' if len(others) == 1 else 'were'} not made by this collection "
+            f"(no label app.kubernetes.io/managed-by={MANAGER}), for example by a hand-made install of the Kubernetes task: "
+            f"nothing was changed. Remove {'it' if len(others) == 1 else 'them'} (kubectl delete), set kube_scheduler_adopt: true to take "
+            f"{'it' if len(others) == 1 else 'them'} over (the running pods keep scheduling until the new ones hold the Lease), or choose "
+            "another kube_scheduler_name.",
+            foreign=others,
+        )
+    result["adopted"] = others
+    previous = dict(zip((obj["kind"] for obj in objects), found, strict=True))
+    previous_deployment, previous_configmap = previous.get("Deployment"), previous.get("ConfigMap")
+    # A Deployment of another selector (immutable) is replaced: deleted with its ReplicaSets orphaned, so its pods
+    # keep scheduling until the new pods are ready; they go before the wait for the Lease.
+    replaced = previous_deployment if previous_deployment and not managed_by_us(previous_deployment) else None
+    if replaced and replaced["spec"].get("selector") == deployment["spec"]["selector"]:
+        replaced = None
+    timings["read"] = round(monotonic() - start, 1)
+
+    # 2. The trial, when the pod template (which covers the configuration) changed.
+    template = template_label(deployment)
+    if not check_mode and template_label(previous_deployment) != template:
+        timings["trial"] = run_trial(kube, deployment, configmap, timeout, image, params["hint"])
+
+    # 3. The lock.
+    start = monotonic()
+    result["changes"] += lock_converge(kube, lock, "present", check_mode)
+    namespace_object = lock.get("namespace")
+    if namespace_object and kube.get("Namespace", namespace_object["metadata"]["name"]) is None:
+        apply_changed(kube, namespace_object, check_mode, before={}, diffs=diffs if diff else None)
+        result["changes"].append(ref(namespace_object))
+    timings["lock"] = round(monotonic() - start, 1)
+
+    # 4. Apply. Restarts of pods already running the template to deploy are not this run's doing.
+    start = monotonic()
+    selector = f"app.kubernetes.io/name={name},{NAME_LABEL}={name},{TEMPLATE_LABEL}={template}"
+    restarts_before = restarts(kube.list("Pod", namespace, selector)) if previous_deployment and not check_mode else 0
+    try:
+        orphans = []
+        for obj, before in zip(objects, found, strict=True):
+            if obj is deployment and replaced:
+                orphans = orphan(kube, replaced, timeout, check_mode)
+                result["changes"].append(f"{ref(obj)} replaced (selector {replaced['spec'].get('selector')})")
+                before = None
+            if apply_changed(kube, obj, check_mode, before=before, diffs=diffs if diff else None):
+                result["changes"].append(ref(obj))
+        timings["apply"] = round(monotonic() - start, 1)
+        if not check_mode:
+            start = monotonic()
+            result["lease_holder"] = wait_rollout(kube, params, selector, restarts_before, orphans)
+            timings["wait"] = round(monotonic() - start, 1)
+    except Exception as exc:
+        if check_mode:
+            raise
+        why = exc.msg if isinstance(exc, EngineError) else f"Applying the objects failed: {api_reason(exc)}."
+        if replaced:  # the replaced Deployment comes back and adopts its ReplicaSets again: its pods never stopped
+            kube.delete("Deployment", name, namespace, propagation="Background")
+            wait_gone(kube, "Deployment", name, namespace, timeout)
+        msg = rollback(kube, params, previous_configmap, previous_deployment, why)
+        raise EngineError(msg, rolled_back=bool(previous_deployment), changes=result["changes"]) from None
+    result["changed"] = bool(result["changes"])
+    if diff and diffs:
+        result["diff"] = diffs
+    return result
+
+
+def orphan(kube, replaced, timeout, check_mode):
+    """Delete a Deployment the collection did not make, leaving its ReplicaSets (and so its pods) running; their names."""
+    metadata = replaced["metadata"]
+    owned = [
+        rs["metadata"]["name"]
+        for rs in kube.list("ReplicaSet", metadata["namespace"])
+        if any(owner.get("uid") == metadata.get("uid") for owner in rs["metadata"].get("ownerReferences") or [])
+    ]
+    if not check_mode:
+        kube.delete("Deployment", metadata["name"], metadata["namespace"], propagation="Orphan")
+        wait_gone(kube, "Deployment", metadata["name"], metadata["namespace"], timeout)
+    return owned
+
+
+def wait_rollout(kube, params, selector, restarts_before, orphans=()):
+    """Until every new pod is ready (or one cannot start), the Deployment has rolled out, the ReplicaSets of a replaced
+    Deployment are gone, and a new pod holds the Lease."""
+    objects, lock, timeout = params["objects"], params["lock"], params["wait_timeout"]
+    deployment = find(objects, "Deployment")
+    name, namespace = deployment["metadata"]["name"], deployment["metadata"]["namespace"]
+    replicas = deployment["spec"].get("replicas", 1)
+    image = deployment["spec"]["template"]["spec"]["containers"][0]["image"]
+
+    def settled(pods):
+        return len([pod for pod in live(pods) if is_ready(pod)]) >= replicas or cannot_start(pods, restarts_before)
+
+    pods, dummy = poll_until(lambda: kube.list("Pod", namespace, selector), settled, timeout)
+    failing = cannot_start(pods, restarts_before)
+    ready = [pod for pod in live(pods) if is_ready(pod)]
+    if failing or len(ready) < replicas:
+        msg = f"The new pods of Deployment {namespace}/{name} (image {image}) "
+        msg += f"fail ({', '.join(failing)})." if failing else f"are not ready after {timeout}s."
+        msg += f" Pods: {'; '.join(pod_states(pods))}."
+        if failing and live(pods):
+            pod = live(pods)[0]
+            restarted = any((s.get("restartCount") or 0) > 0 for s in (pod.get("status") or {}).get("containerStatuses") or [])
+            log = kube.log(pod["metadata"]["name"], namespace, previous=restarted)
+            if log.strip():
+                msg += f" Log: {tail(log, 3)}"
+        raise EngineError(msg)
+    current, met = poll_until(lambda: kube.get("Deployment", name, namespace), lambda d: d is not None and rolled_out(d), timeout)
+    if not met:
+        raise EngineError(f"Deployment {namespace}/{name} did not roll out within {timeout}s: status {(current or {}).get('status')}.")
+    for replica_set in orphans:
+        kube.delete("ReplicaSet", replica_set, namespace, propagation="Background")
+    if not lock["leader_elect"]:
+        return ""
+    new_pods = {pod["metadata"]["name"] for pod in live(kube.list("Pod", namespace, selector))}
+    lease, met = poll_until(
+        lambda: kube.get("Lease", lock["lock_name"], lock["lock_namespace"]),
+        lambda lease: holder_pod(lease_holder(lease)) in new_pods,
+        timeout,
+    )
+    if not met:
+        raise EngineError(
+            f"No new pod of Deployment {namespace}/{name} took the Lease {lock['lock_namespace']}/{lock['lock_name']} within {timeout}s "
+            f"(held by {lease_holder(lease) or 'nobody'})."
+        )
+    return lease_holder(lease)
+
+
+def rollback(kube, params, previous_configmap, previous_deployment, why):
+    """Like ``helm upgrade --atomic``: the ConfigMap and the Deployment go back to what they were before this run.
+
+    The previous pods never stopped (the rollout keeps them until new ones are ready), so the scheduler that
+    ran before keeps its Lease. Returns the failure message."""
+    lock, timeout = params["lock"], params["wait_timeout"]
+    deployment = find(params["objects"], "Deployment")
+    name, namespace = deployment["metadata"]["name"], deployment["metadata"]["namespace"]
+    if not (previous_deployment and previous_configmap):
+        return f"{why} Nothing to roll back to: this was the first install (kube_scheduler_state=absent removes it)."
+    for obj in previous_objects(previous_configmap, previous_deployment):
+        kube.apply(obj)
+    wanted = (previous_deployment.get("spec") or {}).get("replicas", 1)
+    current, dummy = poll_until(lambda: kube.get("Deployment", name, namespace), lambda d: d is not None and rolled_out(d), timeout)
+    ready = ((current or {}).get("status") or {}).get("readyReplicas") or 0
+    msg = f"{why} Rolled back: the ConfigMap and the Deployment are as they were before this run, and its pods are "
+    msg += "ready" if ready >= wanted else "not ready yet"
+    if lock["leader_elect"]:
+        lease = kube.get("Lease", lock["lock_name"], lock["lock_namespace"])
+        if lease:
+            msg += f"; the Lease {lock['lock_namespace']}/{lock['lock_name']} is held by {lease_holder(lease) or 'nobody'}"
+    return msg + "."
+
+
+def remove(kube, params, check_mode=False, diff=False):
+    """Delete the objects newest first, the Lease when a pod of the scheduler held it last (or nobody), the
+    lock namespace when the collection created it, then the lock's RBAC. The module's result."""
+    objects, lock, timeout = params["objects"], params["lock"], params["wait_timeout"]
+    result = {"changed": False, "changes": [], "phases": {}}
+    start = monotonic()
+    deployment = find(objects, "Deployment")
+    name = deployment["metadata"]["name"]
+    for obj in reversed(objects):
+        kind, metadata = obj["kind"], obj["metadata"]
+        current = kube.get(kind, metadata["name"], metadata.get("namespace"))
+        if current is None:
+            continue
+        if not check_mode:
+            # The Deployment goes in the foreground: once it is gone, so are its pods, and nothing renews the Lease.
+            kube.delete(kind, metadata["name"], metadata.get("namespace"), propagation="Foreground" if kind == "Deployment" else None)
+            wait_gone(kube, kind, metadata["name"], metadata.get("namespace"), timeout)
+        result["changes"].append(f"{ref(obj)} deleted")
+    # The scheduler's pods created the Lease: it goes when one of them held it last, or when it was released.
+    lease = kube.get("Lease", lock["lock_name"], lock["lock_namespace"])
+    if lease is not None and (not lease_holder(lease) or held_by(lease_holder(lease), name)):
+        if not check_mode:
+            kube.delete("Lease", lock["lock_name"], lock["lock_namespace"])
+        result["changes"].append(f"Lease {lock['lock_namespace']}/{lock['lock_name']} deleted")
+    ns_name = lock["lock_namespace"]
+    if ns_name not in PROTECTED_NAMESPACES and ns_name != deployment["metadata"]["namespace"]:
+        ns = kube.get("Namespace", ns_name)
+        if ns is not None and managed_by_us(ns) and ((ns["metadata"].get("labels") or {}).get(NAME_LABEL) == name):
+            if not check_mode:
+                kube.delete("Namespace", ns_name)
+                wait_gone(kube, "Namespace", ns_name, None, timeout)
+            result["changes"].append(f"Namespace {ns_name} deleted")
+    result["changes"] += lock_converge(kube, lock, "absent", check_mode)
+    result["phases"]["remove"] = round(monotonic() - start, 1)
+    result["changed"] = bool(result["changes"])
+    if diff and result["changed"]:
+        result["diff"] = {"before": "\n".join(result["changes"]) + "\n", "after": ""}
+    return result
+
+
+# --- the preflight ---------------------------------------------------------------------------------
+
+NO_REGISTRY = "With kube_scheduler_image_target=kind or local the Deployment names repo:tag without asking a registry."
+
+
+def connection_text(params):
+    kubeconfig = params.get("kubeconfig")
+    if isinstance(kubeconfig, dict):
+        kubeconfig = "an in-memory kubeconfig"
+    return (
+        f"kube_scheduler_kubeconfig ('{kubeconfig or 'the kubernetes.core default'}') and "
+        f"kube_scheduler_context ('{params.get('context') or 'the current context'}')"
+    )
+
+
+def image_digest(params):
+    """The digest of ``image:tag`` in its registry, or the failure message."""
+    from ansible_collections.kubesched.scheduler.plugins.module_utils import registry
+
+    image, tag = params["image"], params["image_tag"]
+    try:
+        api = registry.api_url(image, params.get("registry_url") or "")
+    except ValueError as exc:
+        raise EngineError(f"kube_scheduler_image '{image}': {exc}") from None
+    try:
+        return registry.manifest_digest(
+            image,
+            tag,
+            registry_url=params.get("registry_url") or "",
+            username=params.get("registry_username") or "",
+            password=params.get("registry_password") or "",
+        )
+    except registry.RegistryError as exc:
+        if exc.kind == "unreachable":
+            raise EngineError(
+                f"The registry of kube_scheduler_image ({api}) did not answer ({exc}): start it, or correct kube_scheduler_image or "
+                f"kube_scheduler_registry_url. {NO_REGISTRY}"
+            ) from None
+        if exc.kind == "denied":
+            raise EngineError(
+                f"The registry {api} refused to show {image}:{tag} (HTTP {exc.status}): set kube_scheduler_registry_username and "
+                f"kube_scheduler_registry_password, or give kube_scheduler_image_digest. {NO_REGISTRY}"
+            ) from None
+        raise EngineError(
+            f"The registry {api} has no kube_scheduler_image_tag '{tag}' of kube_scheduler_image '{image}' (HTTP {exc.status}): build and "
+            f"push it first (roles build and image), or correct the tag. {NO_REGISTRY}"
+        ) from None
+
+
+def preflight(connect, params):
+    """What only the cluster and the registry can tell, read once before anything is rendered or changed."""
+    result = {"changed": False}
+    try:
+        kube = Kube(connect())
+        result["server_version"] = kube.version()
+    except Exception as exc:  # no kubeconfig, no such context, connection refused, 401, ...
+        raise EngineError(
+            f"Cannot reach the cluster with {connection_text(params)}: {api_reason(exc)[:400]}. Point them at the "
+            "cluster (kubectl --context <context> version tells whether they work), or set the connection with kube_scheduler_k8s_auth."
+        ) from None
+    result["api_requests"] = 1
+    if params["state"] != "present" or params.get("version_only"):
+        return result
+    name, namespace = params["name"], params["namespace"]
+    lock_name, lock_namespace = params["lock_name"], params["lock_namespace"]
+
+    served = kube.list("Deployment", label_selector=f"{NAME_LABEL}={name}")
+    others = [d["metadata"] for d in served if (d["metadata"]["namespace"], d["metadata"]["name"]) != (namespace, name)]
+    if others:
+        raise EngineError(
+            f"kube_scheduler_name '{name}' is already served by the Deployment(s) {', '.join(m['namespace'] + '/' + m['name'] for m in others)}: "
+            "two schedulers with the same name would both bind the same pods. Choose another kube_scheduler_name, or set "
+            "kube_scheduler_namespace to the namespace of the existing one to manage it."
+        )
+    existing = {ns: kube.get("Namespace", ns) is not None for ns in dict.fromkeys((namespace, lock_namespace))}
+    result.update(namespace_exists=existing[namespace], lock_namespace_exists=existing[lock_namespace])
+    if not existing[namespace]:
+        raise EngineError(
+            f"kube_scheduler_namespace '{namespace}' does not exist: create it first or choose an existing namespace (the default is kube-system)."
+        )
+    if params["leader_elect"] and not existing[lock_namespace] and not params["lock_namespace_create"]:
+        raise EngineError(
+            f"kube_scheduler_lock_namespace '{lock_namespace}' does not exist: the scheduler creates its Lease there but not the "
+            "namespace. Create it, set kube_scheduler_lock_namespace_create: true, or use kube-system."
+        )
+    result["digest"] = params.get("image_digest") or ""
+    if params["image_target"] == "registry" and not result["digest"]:
+        result["digest"] = image_digest(params)
+    if params["leader_elect"] and existing[lock_namespace]:
+        holder = lease_holder(kube.get("Lease", lock_name, lock_namespace))
+        result["lease_holder"] = holder
+        if holder and not held_by(holder, name):
+            raise EngineError(
+                f"kube_scheduler_lock_name '{lock_name}' in kube_scheduler_lock_namespace '{lock_namespace}' is held by '{holder}', not by a "
+                f"pod of {name}: another scheduler elects its leader with that Lease, and the two would take turns. Choose another "
+                "kube_scheduler_lock_name (the default is kube_scheduler_name), or remove the other scheduler."
+            )
+    result["api_requests"] = kube.requests
+    return result
+
+
+def run_preflight(connect, params, check_mode=False, diff=False):
+    """The ``scheduler_preflight`` module."""
+    try:
+        return preflight(connect, params)
+    except EngineError as exc:
+        return dict(exc.result, changed=False, msg=exc.msg)
+
+
+def run(connect, params, check_mode=False, diff=False):
+    """The ``scheduler`` module: converge (state present) or remove (state absent)."""
+    kube = Kube(connect())
+    start = monotonic()
+    step = converge if params["state"] == "present" else remove
+    try:
+        result = step(kube, params, check_mode, diff)
+    except EngineError as exc:
+        result = dict(exc.result, msg=exc.msg, changed=bool(exc.result.get("changes")) or exc.result.get("rolled_back", False))
+    result["seconds"] = round(monotonic() - start, 1)
+    result["api_requests"] = kube.requests
+    return result
+
+
+def run_lock(connect, params, check_mode=False, diff=False):
+    """The ``scheduler_lock`` module: the lock's RBAC alone."""
+    kube = Kube(connect())
+    try:
+        changes = lock_converge(kube, params, params["state"], check_mode)
+    except EngineError as exc:
+        return {"changed": False, "changes": [], "msg": exc.msg, "api_requests": kube.requests}
+    result = {"changed": bool(changes), "changes": changes, "api_requests": kube.requests}
+    if diff and changes:
+        result["diff"] = {"before": "", "after": "\n".join(changes) + "\n"}
+    return result

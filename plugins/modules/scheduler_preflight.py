@@ -1,0 +1,164 @@
+#!/usr/bin/python
+# Copyright: kubesched.scheduler contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: scheduler_preflight
+short_description: Read, once, what only the cluster and the registry can tell before a second scheduler is installed
+version_added: 0.2.0
+author:
+  - kubesched maintainers (@kubesched)
+description:
+  - The one read of the cluster and of the registry that the role M(kubesched.scheduler.deploy) makes before it renders
+    anything: the API server's version (which chooses the KubeSchedulerConfiguration apiVersion and the rules of a
+    dedicated ClusterRole), whether another Deployment already serves the scheduler name, whether the namespaces exist,
+    who holds the lock's Lease, and the digest of the image's tag in its registry.
+  - Fails, naming the variable and the fix, when the cluster cannot be reached, the name is served by another
+    Deployment, a namespace is missing, the Lease is held by another scheduler, or the registry does not answer, refuses
+    to show the tag or does not have it.
+  - The registry is asked with the distribution API (C(HEAD /v2/<repository>/manifests/<tag>)), anonymously, with basic
+    authentication, or with the token flow (a 401 with C(WWW-Authenticate Bearer) is answered with a token from the realm).
+options:
+  state:
+    description:
+      - With V(absent) only the server's version is read.
+    type: str
+    choices: [present, absent]
+    default: present
+  version_only:
+    description:
+      - Read only the server's version.
+    type: bool
+    default: false
+  name:
+    description: The scheduler's name (C(kubesched.io/scheduler-name) of its Deployment).
+    type: str
+    required: true
+  namespace:
+    description: The namespace of the scheduler's Deployment.
+    type: str
+    default: kube-system
+  lock_name:
+    description: The Lease of the scheduler's leader election.
+    type: str
+    required: true
+  lock_namespace:
+    description: The namespace of the Lease.
+    type: str
+    default: kube-system
+  leader_elect:
+    description: Whether the scheduler elects a leader (the Lease and its namespace are checked only then).
+    type: bool
+    default: true
+  lock_namespace_create:
+    description: Whether a missing lock namespace will be created (it is then not an error).
+    type: bool
+    default: false
+  image:
+    description: The image repository with its registry host, for example C(registry.example.com/team/my-scheduler).
+    type: str
+    required: true
+  image_tag:
+    description: The tag whose digest is read.
+    type: str
+    required: true
+  image_digest:
+    description: A digest given by the user; the registry is not asked then.
+    type: str
+    default: ''
+  image_target:
+    description: Only V(registry) reads the digest from the registry.
+    type: str
+    choices: [registry, kind, local]
+    default: registry
+  registry_url:
+    description: The base URL of the registry's API; empty derives it from O(image).
+    type: str
+    default: ''
+  registry_username:
+    description: The registry user.
+    type: str
+    default: ''
+  registry_password:
+    description: The registry password or token.
+    type: str
+    default: ''
+extends_documentation_fragment:
+  - kubernetes.core.k8s_auth_options
+  - kubesched.scheduler._attributes
+  - kubesched.scheduler._attributes.info_module
+notes:
+  - The connection options are those of kubernetes.core, with the same E(K8S_AUTH_*) environment variables.
+seealso:
+  - module: kubesched.scheduler.scheduler
+"""
+
+EXAMPLES = r"""
+- name: Read the cluster and the registry before installing my-scheduler
+  kubesched.scheduler.scheduler_preflight:
+    name: my-scheduler
+    lock_name: my-scheduler
+    image: localhost:5001/my-scheduler
+    image_tag: v1.37.2
+  register: preflight
+"""
+
+RETURN = r"""
+server_version:
+  description: The API server's gitVersion.
+  returned: always
+  type: str
+  sample: v1.37.2
+digest:
+  description: The digest of the image's tag in its registry (or O(image_digest)); empty for other targets.
+  returned: with O(state=present)
+  type: str
+  sample: sha256:0f3c2a9e1b7d4c559a1e2f6b8d0c4e710f3c2a9e1b7d4c559a1e2f6b8d0c4e71
+namespace_exists:
+  description: Whether the scheduler's namespace exists.
+  returned: with O(state=present)
+  type: bool
+lock_namespace_exists:
+  description: Whether the lock namespace exists.
+  returned: with O(state=present)
+  type: bool
+lease_holder:
+  description: The holder of the Lease before the run (empty when there is none).
+  returned: with O(state=present) and O(leader_elect=true)
+  type: str
+api_requests:
+  description: Requests made to the API server.
+  returned: always
+  type: int
+"""
+
+from ansible_collections.kubesched.scheduler.plugins.module_utils.engine import run_preflight
+from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import execute
+
+OPTIONS = {
+    "state": {"type": "str", "default": "present", "choices": ["present", "absent"]},
+    "version_only": {"type": "bool", "default": False},
+    "name": {"type": "str", "required": True},
+    "namespace": {"type": "str", "default": "kube-system"},
+    "lock_name": {"type": "str", "required": True},
+    "lock_namespace": {"type": "str", "default": "kube-system"},
+    "leader_elect": {"type": "bool", "default": True},
+    "lock_namespace_create": {"type": "bool", "default": False},
+    "image": {"type": "str", "required": True},
+    "image_tag": {"type": "str", "required": True},
+    "image_digest": {"type": "str", "default": ""},
+    "image_target": {"type": "str", "default": "registry", "choices": ["registry", "kind", "local"]},
+    "registry_url": {"type": "str", "default": ""},
+    "registry_username": {"type": "str", "default": ""},
+    "registry_password": {"type": "str", "default": "", "no_log": True},
+}
+
+
+def main():
+    execute(OPTIONS, run_preflight, "Failed to read the cluster")
+
+
+if __name__ == "__main__":
+    main()
