@@ -2,20 +2,15 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filter kubesched.scheduler.duration_seconds: a Go duration ("1m30s") in seconds.
 
-Documented in duration_seconds.yml next to this file.
+Documented in duration_seconds.yml next to this file. The parser is module_utils/durations.py, which the
+input checks (module_utils/inputs.py) use too.
 """
 
 from __future__ import annotations
 
-import re
-
 from ansible.errors import AnsibleFilterError
 
-# The units of Go's time.ParseDuration, in seconds; "µs" and "μs" (micro and mu) mean "us".
-UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-# One number (digits, or digits and a fraction with digits on at least one side of the point) and its unit.
-_PART_RE = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
-
+from ansible_collections.kubesched.scheduler.plugins.module_utils.durations import parse_duration
 
 _RAISE = object()
 
@@ -28,34 +23,11 @@ def duration_seconds(value, default=_RAISE):
     Anything else raises an error naming the value, or returns ``default`` when one is given.
     """
     try:
-        return _parse(value)
-    except AnsibleFilterError:
+        return parse_duration(value)
+    except ValueError as error:
         if default is _RAISE:
-            raise
+            raise AnsibleFilterError(f"duration_seconds: {error}") from None
         return default
-
-
-def _parse(value):
-    if isinstance(value, bool) or not isinstance(value, str):
-        raise AnsibleFilterError(f"duration_seconds: {value!r} is not a Go duration: give a string such as 15s, 1m30s or 500ms")
-    text = value.strip()
-    sign = -1.0 if text.startswith("-") else 1.0
-    body = text[1:] if text[:1] in "+-" else text
-    if body == "0":
-        return 0.0
-    total, position = 0.0, 0
-    while position < len(body):
-        match = _PART_RE.match(body, position)
-        if not match:
-            break
-        total += float(match.group(1)) * UNITS[match.group(2)]
-        position = match.end()
-    if not body or position != len(body):
-        raise AnsibleFilterError(
-            f"duration_seconds: {value!r} is not a Go duration: use numbers each followed by a unit "
-            "(h, m, s, ms, us or ns), such as 15s, 1m30s or 500ms"
-        )
-    return sign * total
 
 
 class FilterModule:

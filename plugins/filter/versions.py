@@ -3,14 +3,15 @@
 """Filters that read Kubernetes versions: kubesched.scheduler.scheduler_config_api (the
 KubeSchedulerConfiguration apiVersion for a server version) and kubesched.scheduler.kubernetes_minor.
 
-Each is documented in the YAML file of its name next to this file.
+Each is documented in the YAML file of its name next to this file. Versions are read by module_utils/versions.py,
+which the input checks (module_utils/inputs.py) use too.
 """
 
 from __future__ import annotations
 
-import re
-
 from ansible.errors import AnsibleFilterError
+
+from ansible_collections.kubesched.scheduler.plugins.module_utils import versions as _versions
 
 GROUP = "kubescheduler.config.k8s.io"
 
@@ -24,38 +25,16 @@ API_VERSIONS = (
 )
 OLDEST = API_VERSIONS[-1][0]
 
-_VERSION_RE = re.compile(r"^\s*v?(?P<major>\d+)\.(?P<minor>\d+)\+?(?:\.\d+)?(?:[-+.].*)?\s*$")
-
 
 def parse_version(version, what="scheduler_config_api"):
-    """Return ``(major, minor)`` from "1.34", "v1.34.4", "v1.34.4-gke.1" or a ``/version`` dict.
+    """Return ``(major, minor)`` from "1.34", "v1.34.4", "v1.34.4-gke.1" or a ``/version`` dict (module_utils/versions.py).
 
     :arg what: the name the error messages start with (the filter's).
     """
-    if isinstance(version, bool):
-        raise AnsibleFilterError(f"{what}: {version!r} is not a Kubernetes version")
-    if isinstance(version, float):
-        raise AnsibleFilterError(
-            f"{what}: the Kubernetes version {version!r} is a number, which loses trailing zeros "
-            '(1.30 becomes 1.3); quote it, for example kube_scheduler_cluster_version: "1.30"'
-        )
-    if isinstance(version, dict):
-        major = str(version.get("major", "")).strip()
-        minor = str(version.get("minor", "")).strip()
-        if major and minor:
-            # Managed clusters report minors like "34+".
-            major_digits = re.match(r"^(\d+)", major)
-            minor_digits = re.match(r"^(\d+)", minor)
-            if major_digits and minor_digits:
-                return int(major_digits.group(1)), int(minor_digits.group(1))
-        git_version = version.get("gitVersion") or version.get("git_version")
-        if git_version:
-            return parse_version(str(git_version), what)
-        raise AnsibleFilterError(f"{what}: cannot read a Kubernetes version from {version!r}")
-    match = _VERSION_RE.match(str(version))
-    if not match:
-        raise AnsibleFilterError(f'{what}: cannot read a Kubernetes version from {version!r} (expected "1.34" or "v1.34.4")')
-    return int(match.group("major")), int(match.group("minor"))
+    try:
+        return _versions.parse_version(version, what)
+    except ValueError as error:
+        raise AnsibleFilterError(str(error)) from None
 
 
 def scheduler_config_api(version):
@@ -81,14 +60,11 @@ def kubernetes_minor(version, default=_RAISE):
     A version it cannot read raises an error naming it, or returns ``default`` when one is given.
     """
     try:
-        major, minor = parse_version(version, "kubernetes_minor")
-        if major != 1:
-            raise AnsibleFilterError(f"kubernetes_minor: Kubernetes {major}.{minor} (from {version!r}) is not a 1.x release")
-    except AnsibleFilterError:
+        return _versions.kubernetes_minor(version)
+    except ValueError as error:
         if default is _RAISE:
-            raise
+            raise AnsibleFilterError(str(error)) from None
         return default
-    return minor
 
 
 class FilterModule:

@@ -1,0 +1,279 @@
+# Copyright: kubesched.scheduler contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The checks of the roles' inputs that an argument spec cannot express, in pure Python.
+
+Types and choices are checked by the roles' meta/argument_specs.yml before these run; these check what is
+left: name syntax and reserved names, the lock, render mode, replicas and leader election, the Go durations and
+their order, the KubeSchedulerConfiguration and Deployment settings.
+
+Each ``check_*`` takes the variables by their names (``kube_scheduler_name``, ...), as the roles have them:
+strings from ``-e`` or typed values, the argument spec's conversions not applied (a role keeps the values it
+was given), and returns the list of what is wrong, one message each, naming the variable and the fix. The action
+plugin kubesched.scheduler.check_inputs runs them in the roles; the unit tests run them on a table of bad inputs.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ansible_collections.kubesched.scheduler.plugins.module_utils.durations import parse_duration
+from ansible_collections.kubesched.scheduler.plugins.module_utils.versions import kubernetes_minor
+
+# kube_scheduler_name: a DNS label that starts with a letter (it names a Deployment, a Service account, ...).
+NAME_PATTERN = r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$"
+# A namespace: a DNS label.
+LABEL_PATTERN = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
+# A Lease name: a DNS subdomain.
+SUBDOMAIN_PATTERN = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$"
+DIGEST_PATTERN = r"^(sha256:[0-9a-f]{64})?$"
+# An argument the role sets itself.
+CONFIG_ARG_PATTERN = r"--config(=|$)"
+DEFAULT_SCHEDULER = "default-scheduler"
+# The default scheduler's own Leases in kube-system.
+RESERVED_LOCKS = ("kube-scheduler", "kube-controller-manager")
+# The oldest Kubernetes minor render mode renders for.
+OLDEST_MINOR = 22
+DURATIONS = ("kube_scheduler_lease_duration", "kube_scheduler_renew_deadline", "kube_scheduler_retry_period")
+
+COMMON_VARIABLES = (
+    "kube_scheduler_name",
+    "kube_scheduler_namespace",
+    "kube_scheduler_lock_name",
+    "kube_scheduler_lock_namespace",
+    "kube_scheduler_state",
+    "kube_scheduler_render_dir",
+    "kube_scheduler_cluster_version",
+)
+DEPLOY_VARIABLES = (
+    "kube_scheduler_name",
+    "kube_scheduler_state",
+    "kube_scheduler_replicas",
+    "kube_scheduler_leader_elect",
+    *DURATIONS,
+    "kube_scheduler_client_qps",
+    "kube_scheduler_client_burst",
+    "kube_scheduler_parallelism",
+    "kube_scheduler_percentage_of_nodes_to_score",
+    "kube_scheduler_profiles_extra",
+    "kube_scheduler_extra_args",
+    "kube_scheduler_verbosity",
+    "kube_scheduler_wait_timeout",
+    "kube_scheduler_image_digest",
+)
+
+# What the ``bool`` filter of ansible-core reads as true and false (the roles' templates read the values with it).
+_TRUE = frozenset(("yes", "on", "true", "1"))
+_FALSE = frozenset(("no", "off", "false", "0"))
+
+
+def _bool(value):
+    """As the ``bool`` filter of ansible-core."""
+    if isinstance(value, str):
+        value = value.lower()
+    elif isinstance(value, int):
+        value = str(value).lower()
+    try:
+        if value in _TRUE:
+            return True
+        if value in _FALSE:
+            return False
+        return value == 1
+    except TypeError:
+        return False
+
+
+def _int(value):
+    """As Jinja's ``int`` filter: "42.23" is 42, what is no number is 0."""
+    try:
+        return int(value, 10) if isinstance(value, str) else int(value)
+    except (TypeError, ValueError):
+        try:
+            return int(float(value))
+        except (TypeError, ValueError, OverflowError):
+            return 0
+
+
+def _float(value):
+    """As Jinja's ``float`` filter: what is no number is 0.0."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _show(value):
+    """A value as a message shows it: as given (a string as it is), a whole float without its ".0"
+    (the argument spec makes -e kube_scheduler_client_qps=0 the float 0.0)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _match(pattern, value):
+    return re.match(pattern, str(value)) is not None
+
+
+def _list(value):
+    """A list as the argument spec reads one: a string is split at commas."""
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, str):
+        return value.split(",") if value else []
+    return [] if value is None else [value]
+
+
+def _unique(items):
+    """As the ``unique`` filter: strings compared without case."""
+    seen = []
+    for item in items:
+        key = item.lower() if isinstance(item, str) else item
+        if key not in seen:
+            seen.append(key)
+    return seen
+
+
+def missing(names, values):
+    """The variables the checks ``names`` read that ``values`` lacks."""
+    wanted = []
+    for name in names:
+        wanted.extend(VARIABLES[name])
+    return sorted({variable for variable in wanted if variable not in values})
+
+
+def check_common(values):
+    """The shared values (every role's): names, namespaces, the lock name and, in render mode, the state and the
+    Kubernetes version to render for."""
+    name = values["kube_scheduler_name"]
+    namespace = values["kube_scheduler_namespace"]
+    lock_name = values["kube_scheduler_lock_name"]
+    lock_namespace = values["kube_scheduler_lock_namespace"]
+    render_dir = values["kube_scheduler_render_dir"]
+    messages = []
+    if not _match(NAME_PATTERN, name) or name == DEFAULT_SCHEDULER:
+        messages.append(
+            f"kube_scheduler_name is '{_show(name)}': use 1 to 63 lowercase letters, digits and '-', starting with a letter "
+            "and ending with a letter or digit (it names the Deployment, its ConfigMap and RBAC objects and the profile's "
+            f"schedulerName), and not '{DEFAULT_SCHEDULER}', which is the default scheduler's own name."
+        )
+    if not (_match(LABEL_PATTERN, namespace) and _match(LABEL_PATTERN, lock_namespace)):
+        messages.append(
+            f"kube_scheduler_namespace ('{_show(namespace)}') and kube_scheduler_lock_namespace ('{_show(lock_namespace)}') "
+            "must be namespace names: 1 to 63 lowercase letters, digits and '-'."
+        )
+    if not _match(SUBDOMAIN_PATTERN, lock_name) or (lock_namespace == "kube-system" and lock_name in RESERVED_LOCKS):
+        messages.append(
+            f"kube_scheduler_lock_name is '{_show(lock_name)}' in namespace '{_show(lock_namespace)}': use a DNS subdomain "
+            "name of your own (at most 253 lowercase letters, digits, '-' and '.'; the default is kube_scheduler_name). "
+            "The lease kube-system/kube-scheduler belongs to the default scheduler; sharing it makes the two schedulers "
+            "take turns or never lead."
+        )
+    if render_dir:
+        if values["kube_scheduler_state"] != "present":
+            messages.append(
+                f"kube_scheduler_render_dir is set ('{_show(render_dir)}') with kube_scheduler_state=absent: render mode "
+                "writes what present would apply; empty kube_scheduler_render_dir to remove the scheduler from a cluster."
+            )
+        cluster_version = values["kube_scheduler_cluster_version"]
+        try:
+            minor = kubernetes_minor(cluster_version)
+        except ValueError:
+            minor = 0
+        if minor < OLDEST_MINOR:
+            messages.append(
+                f"kube_scheduler_cluster_version is '{_show(cluster_version)}': give the Kubernetes version to render for, "
+                f'such as "1.37" or "v1.37.2" (quoted), 1.{OLDEST_MINOR} or newer.'
+            )
+    return messages
+
+
+def check_deploy(values):
+    """The deploy role's settings, with kube_scheduler_state=present: replicas and leader election, the Go
+    durations and their order, the KubeSchedulerConfiguration and the Deployment."""
+    if values["kube_scheduler_state"] != "present":
+        return []
+    messages = []
+    replicas = values["kube_scheduler_replicas"]
+    leader_elect = _bool(values["kube_scheduler_leader_elect"])
+    if _int(replicas) < 1 or not (leader_elect or _int(replicas) == 1):
+        messages.append(
+            f"kube_scheduler_replicas is {_show(replicas)} and kube_scheduler_leader_elect is {leader_elect}: use at least "
+            "1 replica, and set kube_scheduler_leader_elect: true for more than one (replicas without leader election would "
+            "all schedule and double-book nodes)."
+        )
+
+    messages.extend(_check_durations(values, leader_elect))
+
+    qps = values["kube_scheduler_client_qps"]
+    burst = values["kube_scheduler_client_burst"]
+    parallelism = values["kube_scheduler_parallelism"]
+    percentage = values["kube_scheduler_percentage_of_nodes_to_score"]
+    name = values["kube_scheduler_name"]
+    profiles = _list(values["kube_scheduler_profiles_extra"])
+    named = [profile for profile in profiles if isinstance(profile, dict) and "schedulerName" in profile]
+    names = [profile["schedulerName"] for profile in named] + [name, DEFAULT_SCHEDULER]
+    if not (
+        _float(qps) > 0
+        and _int(burst) > 0
+        and _int(parallelism) > 0
+        and 0 <= _int(percentage) <= 100
+        and len(named) == len(profiles)
+        and len(_unique(names)) == len(profiles) + 2
+    ):
+        messages.append(
+            f"Check kube_scheduler_client_qps ({_show(qps)}), kube_scheduler_client_burst ({_show(burst)}) and "
+            f"kube_scheduler_parallelism ({_show(parallelism)}): each must be above 0; "
+            f"kube_scheduler_percentage_of_nodes_to_score ({_show(percentage)}): 0 to 100; and kube_scheduler_profiles_extra: "
+            f"each profile needs its own schedulerName, different from kube_scheduler_name ('{_show(name)}'), from each other "
+            f"and from '{DEFAULT_SCHEDULER}'."
+        )
+
+    verbosity = values["kube_scheduler_verbosity"]
+    wait_timeout = values["kube_scheduler_wait_timeout"]
+    digest = values["kube_scheduler_image_digest"]
+    if (
+        any(_match(CONFIG_ARG_PATTERN, arg) for arg in _list(values["kube_scheduler_extra_args"]))
+        or _int(verbosity) < 0
+        or _int(wait_timeout) <= 0
+        or not _match(DIGEST_PATTERN, digest)
+    ):
+        messages.append(
+            f"Check kube_scheduler_extra_args (--config is set by the role), kube_scheduler_verbosity ({_show(verbosity)}, "
+            f"0 or more), kube_scheduler_wait_timeout ({_show(wait_timeout)}, seconds above 0) and kube_scheduler_image_digest "
+            f"('{_show(digest)}', empty or sha256: and 64 hexadecimal digits)."
+        )
+    return messages
+
+
+def _check_durations(values, leader_elect):
+    """The leader election durations are Go durations and, with leader election, in kube-scheduler's order."""
+    seconds, unreadable = {}, []
+    for variable in DURATIONS:
+        try:
+            seconds[variable] = parse_duration(str(values[variable]))
+        except ValueError:
+            unreadable.append(variable)
+    if unreadable:
+        named = " and ".join(f"{variable} ('{_show(values[variable])}')" for variable in unreadable)
+        verb = "is not a Go duration" if len(unreadable) == 1 else "are not Go durations"
+        return [f"{named} {verb}: use numbers each followed by a unit (h, m, s, ms, us or ns), such as 15s, 1m30s or 500ms."]
+    lease, renew, retry = (seconds[variable] for variable in DURATIONS)
+    if leader_elect and not (retry > 0 and lease > renew and renew > 1.2 * retry):
+        return [
+            f"Leader election needs kube_scheduler_lease_duration ({_show(values['kube_scheduler_lease_duration'])}) > "
+            f"kube_scheduler_renew_deadline ({_show(values['kube_scheduler_renew_deadline'])}) > 1.2 x "
+            f"kube_scheduler_retry_period ({_show(values['kube_scheduler_retry_period'])}) > 0; kube-scheduler refuses to "
+            "start otherwise. The defaults are 15s, 10s and 2s."
+        ]
+    return []
+
+
+CHECKS = {"common": check_common, "deploy": check_deploy}
+VARIABLES = {"common": COMMON_VARIABLES, "deploy": DEPLOY_VARIABLES}
+
+
+def check(names, values):
+    """The messages of the checks ``names`` (keys of CHECKS), in that order."""
+    messages = []
+    for name in names:
+        messages.extend(CHECKS[name](values))
+    return messages
