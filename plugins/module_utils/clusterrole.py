@@ -24,6 +24,7 @@ import copy
 import json
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import api_error_status, describe_api_error
+from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import Kube
 
 # Annotations that record the names added by the collection, one JSON list per resource.
 ANNOTATION_PREFIX = "kubesched.io/added-"
@@ -182,26 +183,17 @@ MAX_ATTEMPTS = 5
 
 
 class ClusterRoleClient:
-    """Reads and replaces ClusterRoles as plain dicts, through a ``kubernetes.client.ApiClient``."""
+    """Reads and replaces ClusterRoles as plain dicts, through a ``kubernetes.client.ApiClient`` (or a Kube on one)."""
 
     def __init__(self, api):
-        from kubernetes import client as k8s_client
-
-        self._api = api
-        self._rbac = k8s_client.RbacAuthorizationV1Api(api)
+        self._kube = api if isinstance(api, Kube) else Kube(api)
 
     def get(self, name):
         """The ClusterRole as a dict, or None when it does not exist."""
-        try:
-            role = self._rbac.read_cluster_role(name)
-        except Exception as exc:  # ApiException
-            if api_error_status(exc) == 404:
-                return None
-            raise
-        return self._api.sanitize_for_serialization(role)
+        return self._kube.get("ClusterRole", name)
 
     def replace(self, name, body):
-        return self._api.sanitize_for_serialization(self._rbac.replace_cluster_role(name, body))
+        return self._kube.request("PUT", Kube.path("ClusterRole", name), body=body)
 
 
 def _empty():

@@ -252,8 +252,7 @@ def lock_converge(kube, lock, state, check_mode):
         bind_to = lock["clusterrole"] if lock["mode"] == "patch" else dedicated["metadata"]["name"]
 
     def patch_role(patch_state):
-        result = clusterrole.run(lambda: kube.api, {"name": lock["clusterrole"], "lock_name": lock["lock_name"], "state": patch_state}, check_mode=check_mode)
-        kube.requests += result.get("attempts", 0) * 2
+        result = clusterrole.run(lambda: kube, {"name": lock["clusterrole"], "lock_name": lock["lock_name"], "state": patch_state}, check_mode=check_mode)
         if result.get("msg"):
             raise EngineError(result["msg"])
         if result.get("changed"):
@@ -601,6 +600,9 @@ def preflight(connect, params):
     result["api_requests"] = 1
     if params["state"] != "present" or params.get("version_only"):
         return result
+    missing = [option for option in ("name", "lock_name", "image", "image_tag") if not params.get(option)]
+    if missing:
+        raise EngineError(f"{', '.join(missing)} must be given with state=present (unless version_only=true)")
     name, namespace = params["name"], params["namespace"]
     lock_name, lock_namespace = params["lock_name"], params["lock_namespace"]
 

@@ -2,43 +2,55 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The few Kubernetes API calls the deploy engine makes, on plain dicts.
 
-The kinds the collection manages are known in advance, so every call goes straight to its typed
-``kubernetes.client`` method (``patch_namespaced_deployment``, ``read_cluster_role``, ...) without API
-discovery, and reads the answer as JSON without building model objects. ``apply`` is server-side apply
-with the collection's field manager; ``dry_run`` asks the API server to validate and default a change
-without storing it (check mode and ``--diff``).
+The kinds the collection manages are known in advance, so every call goes straight to its REST path
+(``/apis/apps/v1/namespaces/<ns>/deployments/<name>``, ...) through the connection pool of the
+``kubernetes.client.ApiClient`` that kubernetes.core built (its TLS settings, proxy and credentials), without
+API discovery and without the generated API classes, whose import and per-method validation cost more than
+the requests themselves. Answers are read as JSON dicts. ``apply`` is server-side apply with the collection's
+field manager; ``dry_run`` asks the API server to validate and default a change without storing it (check
+mode and ``--diff``).
 """
 
 from __future__ import annotations
 
 import json
 import re
-
-from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import api_error_status
-
-try:
-    from kubernetes import client as k8s_client
-except ImportError:  # kubernetes.core's module setup reports the missing library before any call
-    k8s_client = None
+from urllib.parse import quote, urlencode
 
 MANAGER = "kubesched.scheduler"
+TIMEOUT = 30
 
-# kind: (API class, snake-case name in the method names, namespaced)
+# kind: (API path prefix, plural, namespaced)
 KINDS = {
-    "Namespace": ("CoreV1Api", "namespace", False),
-    "ServiceAccount": ("CoreV1Api", "service_account", True),
-    "ConfigMap": ("CoreV1Api", "config_map", True),
-    "Pod": ("CoreV1Api", "pod", True),
-    "Service": ("CoreV1Api", "service", True),
-    "Deployment": ("AppsV1Api", "deployment", True),
-    "ReplicaSet": ("AppsV1Api", "replica_set", True),
-    "ClusterRole": ("RbacAuthorizationV1Api", "cluster_role", False),
-    "ClusterRoleBinding": ("RbacAuthorizationV1Api", "cluster_role_binding", False),
-    "Role": ("RbacAuthorizationV1Api", "role", True),
-    "RoleBinding": ("RbacAuthorizationV1Api", "role_binding", True),
-    "Lease": ("CoordinationV1Api", "lease", True),
-    "PodDisruptionBudget": ("PolicyV1Api", "pod_disruption_budget", True),
+    "Namespace": ("/api/v1", "namespaces", False),
+    "ServiceAccount": ("/api/v1", "serviceaccounts", True),
+    "ConfigMap": ("/api/v1", "configmaps", True),
+    "Pod": ("/api/v1", "pods", True),
+    "Service": ("/api/v1", "services", True),
+    "Deployment": ("/apis/apps/v1", "deployments", True),
+    "ReplicaSet": ("/apis/apps/v1", "replicasets", True),
+    "ClusterRole": ("/apis/rbac.authorization.k8s.io/v1", "clusterroles", False),
+    "ClusterRoleBinding": ("/apis/rbac.authorization.k8s.io/v1", "clusterrolebindings", False),
+    "Role": ("/apis/rbac.authorization.k8s.io/v1", "roles", True),
+    "RoleBinding": ("/apis/rbac.authorization.k8s.io/v1", "rolebindings", True),
+    "Lease": ("/apis/coordination.k8s.io/v1", "leases", True),
+    "PodDisruptionBudget": ("/apis/policy/v1", "poddisruptionbudgets", True),
 }
+
+
+class KubeError(Exception):
+    """An answer of the API server outside 2xx: its HTTP status, reason and body (a Status), like ApiException."""
+
+    def __init__(self, status, reason, body):
+        self.status = status
+        self.reason = reason
+        self.body = body
+        try:
+            message = json.loads(body).get("message")
+        except (TypeError, ValueError, AttributeError):
+            message = None
+        super().__init__(f"({status}) {reason}: {message or body[:200]}")
+
 
 # What an object's content is, for telling whether an apply changed it: everything but what the API
 # server keeps for itself.
@@ -84,93 +96,96 @@ def api_reason(exc):
 
 
 class Kube:
-    """Typed calls of ``kubernetes.client`` by kind, on dicts; counts the requests it makes."""
+    """REST calls by kind, on dicts, through an ApiClient's connection pool; counts the requests it makes."""
 
     def __init__(self, api, manager=MANAGER):
         self.api = api
         self.manager = manager
         self.requests = 0
-        self._apis = {}
 
-    def _method(self, kind, verb, namespace=None, all_namespaces=False):
+    @staticmethod
+    def path(kind, name=None, namespace=None, subresource=None):
         try:
-            api_class, snake, namespaced = KINDS[kind]
+            prefix, plural, namespaced = KINDS[kind]
         except KeyError:
             raise ValueError(f"kind {kind} is not one the collection manages") from None
-        if api_class not in self._apis:
-            self._apis[api_class] = getattr(k8s_client, api_class)(self.api)
-        scope = "namespaced_" if namespaced and not all_namespaces else ""
-        name = f"{verb}_{scope}{snake}" + ("_for_all_namespaces" if all_namespaces else "")
-        args = (namespace,) if namespaced and not all_namespaces else ()
-        return getattr(self._apis[api_class], name), args
+        path = prefix + (f"/namespaces/{quote(namespace, safe='')}" if namespaced and namespace else "") + f"/{plural}"
+        if name:
+            path += f"/{quote(name, safe='')}"
+        if subresource:
+            path += f"/{subresource}"
+        return path
 
-    def _call(self, method, *args, **kwargs):
+    def request(self, method, path, query=None, body=None, content_type="application/json", raw=False):
+        """One request; the answer's JSON (or text with ``raw``). Raises KubeError outside 2xx."""
         self.requests += 1
-        response = method(*args, _preload_content=False, **kwargs)
-        try:
-            data = response.data
-        finally:
-            release = getattr(response, "release_conn", None)
-            if release:
-                release()
+        configuration = self.api.configuration
+        url = configuration.host.rstrip("/") + path + (f"?{urlencode(query)}" if query else "")
+        headers = dict(getattr(self.api, "default_headers", {}) or {})
+        headers.update({"Accept": "application/json", "Content-Type": content_type})
+        for auth in (configuration.auth_settings() or {}).values():
+            if auth.get("in") == "header" and auth.get("value"):
+                headers[auth["key"]] = auth["value"]
+        response = self.api.rest_client.pool_manager.request(
+            method, url, body=json.dumps(body) if body is not None else None, headers=headers, timeout=TIMEOUT, preload_content=True
+        )
+        data = response.data.decode("utf-8", "replace") if response.data else ""
+        if not 200 <= response.status <= 299:
+            raise KubeError(response.status, response.reason, data)
+        if raw:
+            return data
         return json.loads(data) if data else {}
 
     def get(self, kind, name, namespace=None):
         """The object as a dict, or None when it does not exist."""
-        method, args = self._method(kind, "read", namespace)
         try:
-            return self._call(method, name, *args)
-        except Exception as exc:  # ApiException
-            if api_error_status(exc) == 404:
+            return self.request("GET", self.path(kind, name, namespace))
+        except KubeError as exc:
+            if exc.status == 404:
                 return None
             raise
 
     def list(self, kind, namespace=None, label_selector=None):
         """The items of a kind: in a namespace, or in all namespaces (namespaced kinds) when namespace is None."""
-        namespaced = KINDS[kind][2]
-        method, args = self._method(kind, "list", namespace, all_namespaces=namespaced and not namespace)
-        kwargs = {"label_selector": label_selector} if label_selector else {}
-        return self._call(method, *args, **kwargs).get("items") or []
+        query = {"labelSelector": label_selector} if label_selector else None
+        return self.request("GET", self.path(kind, namespace=namespace), query).get("items") or []
 
     def apply(self, obj, dry_run=False):
         """Server-side apply of ``obj`` (forcing conflicts, as the collection owns its fields); the object after."""
         metadata = obj["metadata"]
-        method, args = self._method(obj["kind"], "patch", metadata.get("namespace"))
-        kwargs = {"field_manager": self.manager, "force": True, "_content_type": "application/apply-patch+yaml"}
+        query = {"fieldManager": self.manager, "force": "true"}
         if dry_run:
-            kwargs["dry_run"] = "All"
-        return self._call(method, metadata["name"], *args, obj, **kwargs)
+            query["dryRun"] = "All"
+        path = self.path(obj["kind"], metadata["name"], metadata.get("namespace"))
+        return self.request("PATCH", path, query, obj, content_type="application/apply-patch+yaml")
 
     def delete(self, kind, name, namespace=None, propagation=None, grace_period=None, dry_run=False):
         """Delete an object; False when it did not exist."""
-        method, args = self._method(kind, "delete", namespace)
-        kwargs = {}
+        body = {"kind": "DeleteOptions", "apiVersion": "v1"}
         if propagation:
-            kwargs["propagation_policy"] = propagation
+            body["propagationPolicy"] = propagation
         if grace_period is not None:
-            kwargs["grace_period_seconds"] = grace_period
+            body["gracePeriodSeconds"] = grace_period
         if dry_run:
-            kwargs["dry_run"] = "All"
+            body["dryRun"] = ["All"]
         try:
-            self._call(method, name, *args, **kwargs)
-        except Exception as exc:  # ApiException
-            if api_error_status(exc) == 404:
+            self.request("DELETE", self.path(kind, name, namespace), body=body)
+        except KubeError as exc:
+            if exc.status == 404:
                 return False
             raise
         return True
 
     def log(self, name, namespace, previous=False, tail_lines=20):
         """The tail of a pod's log as text ('' when the API server has none to give)."""
-        self.requests += 1
-        core = k8s_client.CoreV1Api(self.api)
+        query = {"tailLines": tail_lines}
+        if previous:
+            query["previous"] = "true"
         try:
-            response = core.read_namespaced_pod_log(name, namespace, previous=previous, tail_lines=tail_lines, _preload_content=False)
-        except Exception:  # ApiException: the container never started, or was not kept
+            return self.request("GET", self.path("Pod", name, namespace, "log"), query, raw=True)
+        except KubeError:  # the container never started, or was not kept
             return ""
-        return (response.data or b"").decode("utf-8", "replace")
 
     def version(self):
         """The API server's gitVersion."""
-        self.requests += 1
-        response = k8s_client.VersionApi(self.api).get_code(_preload_content=False)
-        return json.loads(response.data)["gitVersion"]
+        return self.request("GET", "/version")["gitVersion"]

@@ -16,7 +16,7 @@ description:
   - In V(patch) mode the lock name is added to the lease rules of O(clusterrole) (by default C(system:kube-scheduler), as
     the Kubernetes task does with C(kubectl edit)); in V(dedicated) mode the ClusterRole O(dedicated) is applied instead.
     The ClusterRoleBinding O(binding) gives the chosen ClusterRole to the scheduler's ServiceAccount.
-  - A switch between the modes never leaves a running scheduler without its lock: the new grant exists before the
+  - A switch between the modes never leaves a running scheduler without its lock. The new grant exists before the
     binding moves to it (its C(roleRef) cannot change, so it is deleted and created), and the other mode's grant goes
     only after. O(state=absent) removes the binding, the lock name (only when the collection added it) and a dedicated
     ClusterRole this collection made.

@@ -12,7 +12,7 @@ author:
   - kubesched maintainers (@kubesched)
 description:
   - The one read of the cluster and of the registry that the role M(kubesched.scheduler.deploy) makes before it renders
-    anything: the API server's version (which chooses the KubeSchedulerConfiguration apiVersion and the rules of a
+    anything. It reads the API server's version (which chooses the KubeSchedulerConfiguration apiVersion and the rules of a
     dedicated ClusterRole), whether another Deployment already serves the scheduler name, whether the namespaces exist,
     who holds the lock's Lease, and the digest of the image's tag in its registry.
   - Fails, naming the variable and the fix, when the cluster cannot be reached, the name is served by another
@@ -33,17 +33,21 @@ options:
     type: bool
     default: false
   name:
-    description: The scheduler's name (C(kubesched.io/scheduler-name) of its Deployment).
+    description:
+      - The scheduler's name (C(kubesched.io/scheduler-name) of its Deployment).
+      - Required unless O(version_only=true) or O(state=absent).
     type: str
-    required: true
+    default: ''
   namespace:
     description: The namespace of the scheduler's Deployment.
     type: str
     default: kube-system
   lock_name:
-    description: The Lease of the scheduler's leader election.
+    description:
+      - The Lease of the scheduler's leader election.
+      - Required unless O(version_only=true) or O(state=absent).
     type: str
-    required: true
+    default: ''
   lock_namespace:
     description: The namespace of the Lease.
     type: str
@@ -57,13 +61,17 @@ options:
     type: bool
     default: false
   image:
-    description: The image repository with its registry host, for example C(registry.example.com/team/my-scheduler).
+    description:
+      - The image repository with its registry host, for example C(registry.example.com/team/my-scheduler).
+      - Required unless O(version_only=true) or O(state=absent).
     type: str
-    required: true
+    default: ''
   image_tag:
-    description: The tag whose digest is read.
+    description:
+      - The tag whose digest is read.
+      - Required unless O(version_only=true) or O(state=absent).
     type: str
-    required: true
+    default: ''
   image_digest:
     description: A digest given by the user; the registry is not asked then.
     type: str
@@ -140,14 +148,14 @@ from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module imp
 OPTIONS = {
     "state": {"type": "str", "default": "present", "choices": ["present", "absent"]},
     "version_only": {"type": "bool", "default": False},
-    "name": {"type": "str", "required": True},
+    "name": {"type": "str", "default": ""},
     "namespace": {"type": "str", "default": "kube-system"},
-    "lock_name": {"type": "str", "required": True},
+    "lock_name": {"type": "str", "default": ""},
     "lock_namespace": {"type": "str", "default": "kube-system"},
     "leader_elect": {"type": "bool", "default": True},
     "lock_namespace_create": {"type": "bool", "default": False},
-    "image": {"type": "str", "required": True},
-    "image_tag": {"type": "str", "required": True},
+    "image": {"type": "str", "default": ""},
+    "image_tag": {"type": "str", "default": ""},
     "image_digest": {"type": "str", "default": ""},
     "image_target": {"type": "str", "default": "registry", "choices": ["registry", "kind", "local"]},
     "registry_url": {"type": "str", "default": ""},

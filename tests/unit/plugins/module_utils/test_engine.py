@@ -112,8 +112,8 @@ class FakeKube:
             d["status"] = {"observedGeneration": d["metadata"].get("generation", 1), "replicas": len(live), "updatedReplicas": replicas,
                            "availableReplicas": replicas if self.pod_behaviour == "ready" else 0, "readyReplicas": replicas}
             if self.pod_behaviour == "ready":
-                self.store[("Lease", NS, NAME)] = {"kind": "Lease", "metadata": {"name": NAME, "namespace": NS, "resourceVersion": "1"},
-                                                    "spec": {"holderIdentity": pod_name + "_0f3c2a9e"}}
+                lease = {"kind": "Lease", "metadata": {"name": NAME, "namespace": NS, "resourceVersion": "1"}}
+                self.store[("Lease", NS, NAME)] = dict(lease, spec={"holderIdentity": pod_name + "_0f3c2a9e"})
         trial = self.store.get(("Pod", NS, f"{NAME}-trial"))
         if trial and "status" not in trial:
             if self.trial == "Succeeded":
