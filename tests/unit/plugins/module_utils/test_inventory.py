@@ -1,0 +1,827 @@
+# Copyright: kubesched.scheduler contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Tests of module_utils/inventory.py (the scheduler_info module) through a real kubernetes ApiClient whose
+requests a fake API server answers in pages, with objects recorded from the kind cluster of `make cluster`
+(fixtures/inventory, read with `kubectl get -o json` and trimmed to the fields the module reads) and
+hand-made variants of them: several control planes, a Deployment of two profiles, a scheduler installed by
+hand, a stale Lease, a schedulerName nothing serves."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from collections import Counter
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.kubesched.scheduler.plugins.module_utils import inventory
+from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import Kube, KubeError
+from ansible_collections.kubesched.scheduler.plugins.modules import scheduler_info
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "inventory"
+PODS = "/api/v1/pods"
+LEASES = "/apis/coordination.k8s.io/v1/leases"
+DEPLOYMENTS = "/apis/apps/v1/deployments"
+STATIC = "kube-scheduler-kubesched-control-plane"
+IMAGE = "registry.k8s.io/kube-scheduler:v1.37.2"
+NODE = "kubesched-control-plane"
+
+
+def recorded(name):
+    return json.loads((FIXTURES / name).read_text())["items"]
+
+
+def renewed(lease):
+    return datetime.fromisoformat(lease["spec"]["renewTime"].replace("Z", "+00:00"))
+
+
+def named(items, name, namespace=None):
+    return next(item for item in items if item["metadata"]["name"] == name and (namespace is None or item["metadata"]["namespace"] == namespace))
+
+
+# --- the fake API server ---------------------------------------------------------------------
+
+
+def _selected(obj, label_selector, field_selector):
+    metadata = obj["metadata"]
+    labels = metadata.get("labels") or {}
+    for part in filter(None, (label_selector or "").split(",")):
+        key, equals, value = part.partition("=")
+        if key not in labels or (equals and labels[key] != value):
+            return False
+    for part in filter(None, (field_selector or "").split(",")):
+        if "!=" in part:
+            field, value = part.split("!=", 1)
+            if metadata[field.removeprefix("metadata.")] == value:
+                return False
+        else:
+            field, value = part.split("=", 1)
+            if metadata[field.removeprefix("metadata.")] != value:
+                return False
+    return True
+
+
+class FakeCluster:
+    """The API server's side: lists of pods, Leases and Deployments (all namespaces, or one namespace's pods),
+    filtered by label and field selectors and served in pages of ``limit``; GETs of ConfigMaps and ReplicaSets.
+
+    The continue token of the page that starts at item N is ``<path>@N``; a token of ``expire`` is answered 410
+    Gone as many times as it is listed there. A path of ``forbidden`` is answered 403.
+    """
+
+    def __init__(self, pods=(), leases=(), deployments=(), configmaps=(), replicasets=(), expire=(), forbidden=()):
+        self.objects = {"pods": list(pods), "leases": list(leases), "deployments": list(deployments)}
+        self.gets = {}
+        for prefix, plural, items in (("/api/v1", "configmaps", configmaps), ("/apis/apps/v1", "replicasets", replicasets)):
+            for item in items:
+                self.gets[f"{prefix}/namespaces/{item['metadata']['namespace']}/{plural}/{item['metadata']['name']}"] = item
+        self.expired = Counter(expire)
+        self.forbidden = set(forbidden)
+
+    @staticmethod
+    def status(code, reason, message):
+        return code, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": reason, "code": code, "message": message}
+
+    def __call__(self, method, path, query, body):
+        assert method == "GET", "scheduler_info is read-only"
+        if path in self.forbidden:
+            return self.status(403, "Forbidden", f"{path} is forbidden: User cannot list it")
+        if path in self.gets:
+            return 200, self.gets[path]
+        parts = path.strip("/").split("/")
+        plural, namespace = parts[-1], None
+        if len(parts) >= 4 and parts[-3] == "namespaces":
+            namespace = parts[-2]
+        if plural not in self.objects:
+            return self.status(404, "NotFound", f"{path} not found")
+        items = [item for item in self.objects[plural] if namespace is None or item["metadata"]["namespace"] == namespace]
+        items = [item for item in items if _selected(item, query.get("labelSelector"), query.get("fieldSelector"))]
+        token = query.get("continue")
+        if self.expired[token]:
+            self.expired[token] -= 1
+            return self.status(410, "Expired", "The provided continue parameter is too old to display a consistent list result.")
+        start = int(token.rsplit("@", 1)[1]) if token else 0
+        end = start + int(query["limit"])
+        metadata = {"resourceVersion": "2041"}
+        if end < len(items):
+            metadata["continue"] = f"{path}@{end}"
+        return 200, {"kind": "List", "apiVersion": "v1", "metadata": metadata, "items": copy.deepcopy(items[start:end])}
+
+
+@pytest.fixture
+def kind_cluster():
+    """The recorded kind cluster: its kube-system pods and its Leases (kube-node-lease's included)."""
+    return {"pods": recorded("kube-system-pods.json"), "leases": recorded("leases.json")}
+
+
+@pytest.fixture
+def clock(monkeypatch, kind_cluster):
+    """This host's clock, 3 seconds after the default scheduler's last renewal; ``clock.set(moment)`` moves it."""
+
+    class Clock:
+        now = renewed(named(kind_cluster["leases"], "kube-scheduler")) + timedelta(seconds=3)
+
+        def set(self, moment):
+            self.now = moment
+
+    fake = Clock()
+    monkeypatch.setattr(inventory, "utc_now", lambda: fake.now)
+    return fake
+
+
+@pytest.fixture
+def serve(kube_api, clock):
+    """``serve(**objects)`` -> (Kube over a real ApiClient answered by a FakeCluster, the pool's requests)."""
+
+    def build(**objects):
+        api, pool = kube_api(FakeCluster(**objects))
+        return Kube(api), pool.requests
+
+    return build
+
+
+def gather(serve, namespace=None, page_size=500, **objects):
+    kube, requests = serve(**objects)
+    result = inventory.gather(kube, namespace, page_size)
+    return result, requests, kube.requests
+
+
+# --- the recorded kind cluster -------------------------------------------------------------------
+
+
+def test_the_lab_answer_is_the_static_pod_and_its_image(serve, kind_cluster):
+    result, requests, count = gather(serve, **kind_cluster)
+    assert result["default_scheduler"] == {
+        "pod": STATIC,
+        "namespace": "kube-system",
+        "node": NODE,
+        "image": IMAGE,
+        "version": "v1.37.2",
+        "leader": True,
+        "ready": True,
+        "lease": "kube-system/kube-scheduler",
+        "holder": named(kind_cluster["leases"], "kube-scheduler")["spec"]["holderIdentity"],
+        "note": None,
+    }
+    [static] = result["schedulers"]
+    assert static["kind"] == "static_pod"
+    assert (static["name"], static["node"], static["image"], static["version"]) == (STATIC, NODE, IMAGE, "v1.37.2")
+    assert static["image_id"].startswith("docker.io/library/import-") and "@sha256:" in static["image_id"]
+    assert static["command"][0] == "kube-scheduler"
+    assert static["flags"] == {
+        "authentication-kubeconfig": "/etc/kubernetes/scheduler.conf",
+        "authorization-kubeconfig": "/etc/kubernetes/scheduler.conf",
+        "bind-address": "127.0.0.1",
+        "kubeconfig": "/etc/kubernetes/scheduler.conf",
+        "leader-elect": "true",
+    }
+    # kind's kubeadm runs kube-scheduler without --config: its one built-in profile
+    assert (static["config"], static["profiles"], static["profiles_source"]) == (None, ["default-scheduler"], "no --config: the built-in default profile")
+    assert (static["ready"], static["restarts"], static["phase"], static["leader"]) == (True, 0, "Running", True)
+    assert static["serves"] == ["default-scheduler"]
+    # one scheduler Lease: not the controller-manager's, the API server's identity or the nodes'
+    [lease] = result["leases"]
+    assert static["lease"] is lease
+    assert (lease["namespace"], lease["name"], lease["live"], lease["lease_duration_seconds"]) == ("kube-system", "kube-scheduler", True, 15)
+    assert lease["holder"].startswith(NODE + "_")
+    assert lease["holder_pod"] == f"kube-system/{STATIC}"
+    assert lease["owner"] == {"kind": "StaticPod", "namespace": "kube-system", "name": STATIC, "node": NODE}
+    assert lease["scheduler"] == {"kind": "static_pod", "namespace": "kube-system", "name": STATIC}
+    assert result["scheduler_names"] == {
+        "default-scheduler": {
+            "pods": 12,
+            "pending": 0,
+            "pending_pods": [],
+            "served_by": [{"kind": "static_pod", "namespace": "kube-system", "name": STATIC, "running": True}],
+        }
+    }
+    assert result["unserved"] == [] and result["errors"] == []
+    # three lists, one page each, and nothing else
+    assert count == 3
+    assert requests == [
+        ("GET", LEASES, {"limit": "500", "fieldSelector": "metadata.namespace!=kube-node-lease"}),
+        ("GET", DEPLOYMENTS, {"limit": "500", "labelSelector": "kubesched.io/scheduler-name"}),
+        ("GET", PODS, {"limit": "500"}),
+    ]
+
+
+def test_every_list_is_read_page_by_page(serve, kind_cluster):
+    expected, _requests, _count = gather(serve, **kind_cluster)
+    result, requests, count = gather(serve, page_size=2, **kind_cluster)
+    assert result == expected
+    leases = [lease for lease in kind_cluster["leases"] if lease["metadata"]["namespace"] != "kube-node-lease"]
+    pages = {LEASES: math.ceil(len(leases) / 2), DEPLOYMENTS: 1, PODS: math.ceil(12 / 2)}
+    assert Counter(path for _method, path, _query in requests) == pages
+    assert count == sum(pages.values())
+    assert all(query["limit"] == "2" for _method, _path, query in requests)
+    pod_pages = [query for _method, path, query in requests if path == PODS]
+    assert [query.get("continue") for query in pod_pages] == [None] + [f"{PODS}@{n}" for n in range(2, 12, 2)]
+
+
+def test_an_expired_continue_token_restarts_the_list_once(serve, kind_cluster):
+    expected, _requests, _count = gather(serve, **kind_cluster)
+    result, requests, _count = gather(serve, page_size=5, expire=[f"{PODS}@10"], **kind_cluster)
+    assert result == expected  # no pod counted twice
+    assert [query.get("continue") for _method, path, query in requests if path == PODS] == [None, f"{PODS}@5", f"{PODS}@10", None, f"{PODS}@5", f"{PODS}@10"]
+
+
+def test_a_second_expiry_fails(serve, kind_cluster):
+    kube, _requests = serve(expire=[f"{PODS}@5", f"{PODS}@5"], **kind_cluster)
+    with pytest.raises(KubeError) as error:
+        inventory.gather(kube, page_size=5)
+    assert error.value.status == 410
+
+
+def test_the_module_answers_the_lab_and_is_read_only(capsys, kube_api, connect_to, clock, kind_cluster):
+    api, pool = kube_api(FakeCluster(**kind_cluster))
+    connect_to(api)
+    with patch_module_args({"_ansible_check_mode": True}), pytest.raises(SystemExit) as exit_info:
+        scheduler_info.main()
+    result = json.loads(capsys.readouterr().out)
+    assert exit_info.value.code == 0
+    assert result["changed"] is False
+    assert (result["default_scheduler"]["pod"], result["default_scheduler"]["image"]) == (STATIC, IMAGE)
+    assert result["api_requests"] == 3 == len(pool.requests)
+    assert "warnings" not in result
+
+
+def test_the_module_refuses_a_page_size_of_zero(capsys, connect_to):
+    connect_to(object())
+    with patch_module_args({"page_size": 0}), pytest.raises(SystemExit) as exit_info:
+        scheduler_info.main()
+    result = json.loads(capsys.readouterr().out)
+    assert exit_info.value.code == 1
+    assert result["msg"] == "page_size must be 1 or more, got 0"
+
+
+# --- several control planes ------------------------------------------------------------------
+
+
+def control_planes(kind_cluster, holder_node, renew=None):
+    """The recorded cluster with kube-scheduler static pods on three control-plane nodes, the Lease held by ``holder_node``."""
+    static = named(kind_cluster["pods"], STATIC)
+    pods = [pod for pod in kind_cluster["pods"] if pod is not static]
+    for node in (NODE, NODE + "2", NODE + "3"):
+        pod = copy.deepcopy(static)
+        pod["metadata"]["name"] = f"kube-scheduler-{node}"
+        pod["spec"]["nodeName"] = node
+        pod["metadata"]["ownerReferences"][0]["name"] = node
+        pods.append(pod)
+    leases = copy.deepcopy(kind_cluster["leases"])
+    lease = named(leases, "kube-scheduler")
+    lease["spec"]["holderIdentity"] = f"{holder_node}_7c4a1b2e-0d3f-4e5a-9b6c-8d7e6f5a4b3c"
+    if renew:
+        lease["spec"]["renewTime"] = renew
+    return {"pods": pods, "leases": leases}
+
+
+def test_with_several_control_planes_the_leader_is_the_lease_holders_node(serve, kind_cluster):
+    result, _requests, count = gather(serve, **control_planes(kind_cluster, NODE + "2"))
+    assert [(entry["name"], entry["leader"]) for entry in result["schedulers"]] == [
+        ("kube-scheduler-kubesched-control-plane", False),
+        ("kube-scheduler-kubesched-control-plane2", True),
+        ("kube-scheduler-kubesched-control-plane3", False),
+    ]
+    assert (result["default_scheduler"]["pod"], result["default_scheduler"]["node"], result["default_scheduler"]["leader"]) == (
+        "kube-scheduler-kubesched-control-plane2",
+        NODE + "2",
+        True,
+    )
+    [lease] = result["leases"]
+    assert lease["holder_pod"] == "kube-system/kube-scheduler-kubesched-control-plane2"
+    assert lease["scheduler"]["name"] == "kube-scheduler-kubesched-control-plane2"
+    assert len(result["scheduler_names"]["default-scheduler"]["served_by"]) == 3
+    assert result["errors"] == [] and count == 3
+
+
+def test_with_an_expired_lease_no_control_plane_leads_and_the_first_ready_one_answers(serve, kind_cluster, clock):
+    cluster = control_planes(kind_cluster, NODE + "3")
+    for pod in cluster["pods"]:
+        if pod["metadata"]["name"] == STATIC:
+            pod["status"]["conditions"] = [{"type": "Ready", "status": "False"}]
+    clock.set(renewed(named(cluster["leases"], "kube-scheduler")) + timedelta(minutes=5))
+    result, _requests, _count = gather(serve, **cluster)
+    assert [entry["leader"] for entry in result["schedulers"]] == [False, False, False]
+    assert result["default_scheduler"]["pod"] == "kube-scheduler-kubesched-control-plane2"
+    assert result["default_scheduler"]["leader"] is False
+    assert result["leases"][0]["live"] is False
+    assert "expired 4m" in result["leases"][0]["text"]
+    # two of the three static pods are ready: default-scheduler is served
+    assert result["unserved"] == []
+
+
+def test_a_default_lock_held_by_another_scheduler_is_reported(serve, kind_cluster):
+    cluster = copy.deepcopy(kind_cluster)
+    named(cluster["leases"], "kube-scheduler")["spec"]["holderIdentity"] = "coredns-bcfc556f5-bfx4s_0a1b2c3d"
+    result, _requests, _count = gather(serve, **cluster)
+    assert result["schedulers"][0]["leader"] is False
+    assert result["leases"][0]["holder_pod"] == "kube-system/coredns-bcfc556f5-bfx4s"
+    # its ReplicaSet is not recorded (404): the Deployment is named by the pod's pod-template-hash
+    assert result["leases"][0]["owner"] == {"kind": "Deployment", "namespace": "kube-system", "name": "coredns"}
+    [error] = result["errors"]
+    assert error.startswith("Lease kube-system/kube-scheduler, the lock of the kube-scheduler static pods, is held by coredns-bcfc556f5-bfx4s_0a1b2c3d")
+
+
+def test_a_managed_control_plane_shows_only_its_lease(serve, kind_cluster):
+    pods = [pod for pod in kind_cluster["pods"] if pod["metadata"]["name"] != STATIC]
+    result, _requests, _count = gather(serve, pods=pods, leases=kind_cluster["leases"])
+    assert result["schedulers"] == []
+    assert result["default_scheduler"]["pod"] is None
+    assert result["default_scheduler"]["lease"] == "kube-system/kube-scheduler"
+    assert "no kube-scheduler static pod" in result["default_scheduler"]["note"]
+    # nothing is found for default-scheduler: taken to be served by the control plane the API does not show
+    assert result["scheduler_names"]["default-scheduler"]["served_by"] == []
+    assert result["unserved"] == []
+
+
+# --- a Deployment of this collection ------------------------------------------------------------
+
+
+def test_the_recorded_deployment_of_two_replicas_and_its_leader(serve, kind_cluster, clock):
+    """Recorded during molecule's leader_election scenario: two replicas, the Lease in its own namespace."""
+    leases = recorded("leases-leader-election.json")
+    clock.set(renewed(named(leases, "my-scheduler")) + timedelta(seconds=3))
+    cluster = {
+        "pods": kind_cluster["pods"] + recorded("scheduler-pods.json"),
+        "leases": leases,
+        "deployments": recorded("deployments.json"),
+        "configmaps": recorded("scheduler-configmaps.json"),
+    }
+    result, requests, count = gather(serve, **cluster)
+    static, mine = result["schedulers"]
+    assert static["leader"] is True and result["default_scheduler"]["pod"] == STATIC
+    assert (mine["kind"], mine["namespace"], mine["name"]) == ("deployment", "kube-system", "my-scheduler")
+    assert mine["image"].startswith("localhost:5001/my-scheduler:v1.37.2@sha256:") and mine["version"] == "v1.37.2"
+    assert (mine["replicas"], mine["ready_replicas"], mine["ready"]) == (2, 2, True)
+    assert mine["flags"] == {"config": "/etc/kubernetes/my-scheduler/my-scheduler-config.yaml", "v": "2"}
+    assert (mine["profiles"], mine["serves"]) == (["my-scheduler"], ["my-scheduler"])
+    assert mine["profiles_source"] == "ConfigMap kube-system/my-scheduler-config, key my-scheduler-config.yaml"
+    # the leader is the replica whose name is the Lease's holder identity, on its node
+    assert (mine["leader"], mine["node"]) == (True, "kubesched-worker2")
+    lock = mine["lease"]
+    assert (lock["namespace"], lock["name"], lock["live"]) == ("kubesched-locks", "my-scheduler", True)
+    assert lock["holder_pod"] == "kube-system/my-scheduler-cb76b697c-65nx2"
+    assert lock["owner"] == {"kind": "Deployment", "namespace": "kube-system", "name": "my-scheduler"}
+    assert [(lease["namespace"], lease["name"]) for lease in result["leases"]] == [("kube-system", "kube-scheduler"), ("kubesched-locks", "my-scheduler")]
+    assert result["scheduler_names"]["my-scheduler"] == {
+        "pods": 0,
+        "pending": 0,
+        "pending_pods": [],
+        "served_by": [{"kind": "deployment", "namespace": "kube-system", "name": "my-scheduler", "running": True}],
+    }
+    assert result["unserved"] == [] and result["errors"] == []
+    assert count == 4
+    assert requests[-1] == ("GET", "/api/v1/namespaces/kube-system/configmaps/my-scheduler-config", {})
+
+
+# --- a Deployment with two profiles, and pods asking for them --------------------------------------
+
+
+CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: true
+  resourceLock: leases
+  resourceName: my-scheduler
+  resourceNamespace: kube-system
+profiles:
+  - schedulerName: my-scheduler
+  - schedulerName: my-scheduler-batch
+    plugins:
+      score:
+        disabled:
+          - name: NodeResourcesBalancedAllocation
+"""
+DIGEST = "sha256:" + "4f" * 32
+HOLDER = "my-scheduler-6c8f7d9b5-x2l4q"
+
+
+def deployment(name="my-scheduler", namespace="kube-system", ready=1, profiles="my-scheduler,my-scheduler-batch", lease="kube-system/my-scheduler"):
+    """A Deployment as the deploy role makes it (labels, annotations, the ConfigMap volume of its configuration)."""
+    annotations = {"kubesched.io/scheduler-profiles": profiles}
+    if lease:
+        annotations["kubesched.io/scheduler-lease"] = lease
+    return {
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "labels": {"app.kubernetes.io/managed-by": "kubesched.scheduler", "kubesched.io/scheduler-name": name, "component": "scheduler"},
+            "annotations": annotations,
+        },
+        "spec": {
+            "replicas": 1,
+            "template": {
+                "spec": {
+                    "serviceAccountName": name,
+                    "containers": [
+                        {
+                            "name": "kube-second-scheduler",
+                            "image": f"localhost:5001/{name}:v1.37.2@{DIGEST}",
+                            "command": ["kube-scheduler", f"--config=/etc/kubernetes/{name}/{name}-config.yaml", "--v=2"],
+                            "volumeMounts": [{"name": "config-volume", "mountPath": f"/etc/kubernetes/{name}", "readOnly": True}],
+                        }
+                    ],
+                    "volumes": [{"name": "config-volume", "configMap": {"name": f"{name}-config"}}],
+                }
+            },
+        },
+        "status": {"replicas": 1, "readyReplicas": ready} if ready else {"replicas": 1},
+    }
+
+
+def configmap(name="my-scheduler", namespace="kube-system", config=CONFIG):
+    return {"metadata": {"name": f"{name}-config", "namespace": namespace}, "data": {f"{name}-config.yaml": config}}
+
+
+def scheduler_pod(
+    name=HOLDER, namespace="kube-system", node="kubesched-worker", ready=True, owner="my-scheduler-6c8f7d9b5", template_hash="6c8f7d9b5", spec=None
+):
+    pod = {
+        "metadata": {"name": name, "namespace": namespace, "labels": {"pod-template-hash": template_hash}},
+        "spec": spec or copy.deepcopy(deployment()["spec"]["template"]["spec"]),
+        "status": {
+            "phase": "Running",
+            "conditions": [{"type": "Ready", "status": "True" if ready else "False"}],
+            "containerStatuses": [{"name": "kube-second-scheduler", "image": "localhost:5001/my-scheduler:v1.37.2", "ready": ready, "restartCount": 1}],
+        },
+    }
+    pod["spec"]["nodeName"] = node
+    if owner:
+        pod["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": owner, "controller": True}]
+    return pod
+
+
+def lease(name, holder, renew, namespace="kube-system", duration=15):
+    return {
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"holderIdentity": holder, "leaseDurationSeconds": duration, "renewTime": renew, "acquireTime": renew, "leaseTransitions": 0},
+    }
+
+
+def time_text(moment):
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def asking(name, scheduler_name, namespace="demo", node=None):
+    """A pod of ``namespace`` that asks for ``scheduler_name``, bound to ``node`` or pending."""
+    pod = {
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"schedulerName": scheduler_name, "containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10"}]},
+        "status": {"phase": "Running" if node else "Pending"},
+    }
+    if node:
+        pod["spec"]["nodeName"] = node
+    return pod
+
+
+@pytest.fixture
+def second_scheduler(kind_cluster, clock):
+    """The recorded cluster with the deploy role's scheduler my-scheduler (two profiles), its pod holding its Lease,
+    and pods asking for both profiles and for a name nothing serves."""
+    now = time_text(clock.now - timedelta(seconds=2))
+    return {
+        "pods": kind_cluster["pods"]
+        + [
+            scheduler_pod(),
+            asking("web-0", "my-scheduler", node="kubesched-worker"),
+            asking("web-1", "my-scheduler"),
+            asking("batch-0", "my-scheduler-batch", node="kubesched-worker2"),
+            asking("pod3", "no-such-scheduler"),
+            asking("pod4", "no-such-scheduler", namespace="other"),
+        ],
+        "leases": kind_cluster["leases"] + [lease("my-scheduler", f"{HOLDER}_8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b", now)],
+        "deployments": [deployment()],
+        "configmaps": [configmap()],
+    }
+
+
+def test_a_deployment_of_two_profiles_serves_both(serve, second_scheduler):
+    result, requests, count = gather(serve, **second_scheduler)
+    static, mine = result["schedulers"]
+    assert static["kind"] == "static_pod"
+    assert mine["kind"] == "deployment"
+    assert (mine["namespace"], mine["name"], mine["node"]) == ("kube-system", "my-scheduler", "kubesched-worker")
+    assert (mine["image"], mine["version"]) == (f"localhost:5001/my-scheduler:v1.37.2@{DIGEST}", "v1.37.2")
+    assert mine["flags"] == {"config": "/etc/kubernetes/my-scheduler/my-scheduler-config.yaml", "v": "2"}
+    assert mine["profiles"] == ["my-scheduler", "my-scheduler-batch"]
+    assert mine["profiles_source"] == "ConfigMap kube-system/my-scheduler-config, key my-scheduler-config.yaml"
+    assert (mine["replicas"], mine["ready_replicas"], mine["ready"], mine["leader"]) == (1, 1, True, True)
+    assert mine["serves"] == ["my-scheduler", "my-scheduler-batch"]
+    assert mine["lease"]["live"] is True
+    assert mine["lease"]["holder_pod"] == f"kube-system/{HOLDER}"
+    assert mine["lease"]["owner"] == {"kind": "Deployment", "namespace": "kube-system", "name": "my-scheduler"}
+    assert [(lease["namespace"], lease["name"]) for lease in result["leases"]] == [("kube-system", "kube-scheduler"), ("kube-system", "my-scheduler")]
+    names = result["scheduler_names"]
+    running = [{"kind": "deployment", "namespace": "kube-system", "name": "my-scheduler", "running": True}]
+    assert names["my-scheduler"] == {"pods": 2, "pending": 1, "pending_pods": ["demo/web-1"], "served_by": running}
+    assert names["my-scheduler-batch"] == {"pods": 1, "pending": 0, "pending_pods": [], "served_by": running}
+    assert names["default-scheduler"]["pods"] == 13  # the recorded pods and the scheduler's own
+    assert result["unserved"] == [
+        {
+            "scheduler_name": "no-such-scheduler",
+            "reason": "NoScheduler",
+            "pods": 2,
+            "pending": 2,
+            "pending_pods": ["demo/pod3", "other/pod4"],
+            "found": [],
+        }
+    ]
+    # three lists and the one ConfigMap; the Deployment's holder needs no ReplicaSet
+    assert count == 4
+    assert requests[-1] == ("GET", "/api/v1/namespaces/kube-system/configmaps/my-scheduler-config", {})
+
+
+def test_an_unreadable_configmap_leaves_the_annotation(serve, second_scheduler):
+    second_scheduler["configmaps"] = []
+    result, _requests, _count = gather(serve, **second_scheduler)
+    mine = result["schedulers"][1]
+    assert mine["profiles"] is None
+    assert mine["profiles_source"] == "ConfigMap kube-system/my-scheduler-config does not exist"
+    assert mine["serves"] == ["my-scheduler", "my-scheduler-batch"]  # its label and kubesched.io/scheduler-profiles
+
+
+def test_a_stopped_deployment_with_a_stale_lease_does_not_serve(serve, second_scheduler, clock):
+    second_scheduler["deployments"] = [deployment(ready=0)]
+    stale = clock.now - timedelta(hours=2)
+    second_scheduler["leases"][-1] = lease("my-scheduler", f"{HOLDER}_8e1f2a3b", time_text(stale))
+    second_scheduler["pods"] = [pod for pod in second_scheduler["pods"] if pod["metadata"]["name"] != HOLDER]
+    result, _requests, _count = gather(serve, **second_scheduler)
+    mine = result["schedulers"][1]
+    assert (mine["ready"], mine["leader"], mine["node"]) == (False, False, None)
+    assert mine["lease"]["live"] is False
+    assert mine["lease"]["holder_pod"] is None
+    assert "expired 1h59m ago" in mine["lease"]["text"]
+    unserved = {entry["scheduler_name"]: entry for entry in result["unserved"]}
+    assert unserved["my-scheduler"]["reason"] == "SchedulerNotRunning"
+    assert unserved["my-scheduler"]["found"] == ["deployment kube-system/my-scheduler"]
+    assert unserved["my-scheduler-batch"]["reason"] == "SchedulerNotRunning"
+    assert unserved["no-such-scheduler"]["reason"] == "NoScheduler"
+
+
+def test_a_stale_lease_named_after_a_scheduler_name_is_reported_and_does_not_serve(serve, kind_cluster, clock):
+    stale = lease("gone-scheduler", "gone-scheduler-5f6d7c8b9-abcde_1234", time_text(clock.now - timedelta(minutes=10)))
+    cluster = {"pods": kind_cluster["pods"] + [asking("job-0", "gone-scheduler")], "leases": kind_cluster["leases"] + [stale]}
+    result, _requests, _count = gather(serve, **cluster)
+    gone = next(entry for entry in result["leases"] if entry["name"] == "gone-scheduler")
+    assert (gone["live"], gone["holder_pod"], gone["scheduler"]) == (False, None, None)
+    assert gone["text"].endswith("expired 9m45s ago")
+    assert result["scheduler_names"]["gone-scheduler"]["served_by"] == [
+        {"kind": "lease", "namespace": "kube-system", "name": "gone-scheduler", "running": False}
+    ]
+    assert result["unserved"] == [
+        {
+            "scheduler_name": "gone-scheduler",
+            "reason": "SchedulerNotRunning",
+            "pods": 1,
+            "pending": 1,
+            "pending_pods": ["demo/job-0"],
+            "found": ["lease kube-system/gone-scheduler"],
+        }
+    ]
+    assert [entry["kind"] for entry in result["schedulers"]] == ["static_pod"]
+
+
+def test_the_pending_pods_listed_are_capped(serve, kind_cluster):
+    pods = kind_cluster["pods"] + [asking(f"pod-{n:02}", "no-such-scheduler") for n in range(25)]
+    result, _requests, _count = gather(serve, page_size=7, pods=pods, leases=kind_cluster["leases"])
+    [entry] = result["unserved"]
+    assert (entry["pods"], entry["pending"]) == (25, 25)
+    assert entry["pending_pods"] == [f"demo/pod-{n:02}" for n in range(10)]
+
+
+# --- a scheduler installed by hand (the Kubernetes task's my-scheduler.yaml) ---------------------------
+
+
+def task_scheduler(clock, **pod_options):
+    """The task's Deployment my-scheduler in kube-system, without this collection's label: its ReplicaSet, its pod
+    holding the Lease my-scheduler, and the ConfigMap my-scheduler-config of its one profile."""
+    spec = {
+        "serviceAccountName": "my-scheduler",
+        "containers": [
+            {
+                "name": "kube-second-scheduler",
+                "image": "gcr.io/my-gcp-project/my-kube-scheduler:1.0",
+                "command": ["/usr/local/bin/kube-scheduler", "--config=/etc/kubernetes/my-scheduler/my-scheduler-config.yaml"],
+                "volumeMounts": [{"name": "config-volume", "mountPath": "/etc/kubernetes/my-scheduler"}],
+            }
+        ],
+        "volumes": [{"name": "config-volume", "configMap": {"name": "my-scheduler-config"}}],
+    }
+    pod = scheduler_pod(name="my-scheduler-7b9d6c5f4-q8w2e", owner="my-scheduler-7b9d6c5f4", template_hash="7b9d6c5f4", spec=spec, **pod_options)
+    pod["status"]["containerStatuses"][0]["image"] = "gcr.io/my-gcp-project/my-kube-scheduler:1.0"
+    config = (
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles:\n  - schedulerName: my-scheduler\n"
+        "leaderElection:\n  leaderElect: true\n  resourceName: my-scheduler\n  resourceNamespace: kube-system\n"
+    )
+    replicaset = {
+        "metadata": {
+            "name": "my-scheduler-7b9d6c5f4",
+            "namespace": "kube-system",
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "my-scheduler", "controller": True}],
+        }
+    }
+    held = lease("my-scheduler", "my-scheduler-7b9d6c5f4-q8w2e_5b6c7d8e", time_text(clock.now - timedelta(seconds=1)))
+    return pod, held, configmap(config=config), replicaset
+
+
+def test_a_hand_made_scheduler_holding_a_lease_is_found(serve, kind_cluster, clock):
+    pod, held, config, replicaset = task_scheduler(clock)
+    cluster = {
+        "pods": kind_cluster["pods"] + [pod, asking("pod2", "my-scheduler", node="kubesched-worker")],
+        "leases": kind_cluster["leases"] + [held],
+        "configmaps": [config],
+        "replicasets": [replicaset],
+    }
+    result, requests, count = gather(serve, **cluster)
+    static, mine = result["schedulers"]
+    assert mine["kind"] == "lease_holder"
+    assert (mine["namespace"], mine["name"], mine["pod"], mine["node"]) == ("kube-system", "my-scheduler", "my-scheduler-7b9d6c5f4-q8w2e", "kubesched-worker")
+    assert (mine["image"], mine["version"], mine["restarts"]) == ("gcr.io/my-gcp-project/my-kube-scheduler:1.0", "1.0", 1)
+    assert mine["owner"] == {"kind": "Deployment", "namespace": "kube-system", "name": "my-scheduler"}
+    assert mine["profiles"] == ["my-scheduler"] and mine["serves"] == ["my-scheduler"]
+    assert (mine["ready"], mine["leader"], mine["lease"]["live"]) == (True, True, True)
+    assert mine["lease"]["scheduler"] == {"kind": "lease_holder", "namespace": "kube-system", "name": "my-scheduler"}
+    assert result["scheduler_names"]["my-scheduler"]["served_by"] == [
+        {"kind": "lease_holder", "namespace": "kube-system", "name": "my-scheduler", "running": True}
+    ]
+    assert result["unserved"] == []
+    # the kube-controller-manager's Lease, held by a node, is not a scheduler's
+    assert [lease["name"] for lease in result["leases"]] == ["kube-scheduler", "my-scheduler"]
+    assert count == 5
+    assert sorted(path for _method, path, _query in requests[3:]) == [
+        "/api/v1/namespaces/kube-system/configmaps/my-scheduler-config",
+        "/apis/apps/v1/namespaces/kube-system/replicasets/my-scheduler-7b9d6c5f4",
+    ]
+
+
+def test_a_forbidden_replicaset_names_the_deployment_by_its_pod_template_hash(serve, kind_cluster, clock):
+    pod, held, config, dummy = task_scheduler(clock)
+    cluster = {"pods": kind_cluster["pods"] + [pod], "leases": kind_cluster["leases"] + [held], "configmaps": [config]}
+    cluster["forbidden"] = ["/apis/apps/v1/namespaces/kube-system/replicasets/my-scheduler-7b9d6c5f4"]
+    result, _requests, _count = gather(serve, **cluster)
+    assert result["schedulers"][1]["owner"] == {"kind": "Deployment", "namespace": "kube-system", "name": "my-scheduler"}
+    assert result["errors"] == []
+
+
+def test_a_lease_held_by_a_pod_that_is_no_scheduler_is_left_out(serve, kind_cluster, clock):
+    held = lease("cert-manager-controller", "coredns-bcfc556f5-bfx4s_0a1b", time_text(clock.now))
+    result, _requests, count = gather(serve, pods=kind_cluster["pods"], leases=kind_cluster["leases"] + [held])
+    assert [lease["name"] for lease in result["leases"]] == ["kube-scheduler"]
+    assert count == 3  # no ReplicaSet read for it
+
+
+# --- namespace, errors -----------------------------------------------------------------------
+
+
+def test_a_namespace_limits_the_pods_counted(serve, kind_cluster, clock):
+    pod, held, config, replicaset = task_scheduler(clock)
+    pods = kind_cluster["pods"] + [pod, asking("web-0", "my-scheduler"), asking("pod4", "no-such-scheduler", namespace="other")]
+    # the hand-made scheduler runs in its own namespace, and its Lease is in kube-system
+    pod["metadata"]["namespace"] = config["metadata"]["namespace"] = replicaset["metadata"]["namespace"] = "team-a"
+    cluster = {"pods": pods, "leases": kind_cluster["leases"] + [held], "configmaps": [config], "replicasets": [replicaset]}
+    result, requests, count = gather(serve, namespace="demo", **cluster)
+    assert result["scheduler_names"]["my-scheduler"]["pods"] == 1
+    assert "no-such-scheduler" not in result["scheduler_names"]
+    assert result["default_scheduler"]["pod"] == STATIC
+    assert [(entry["kind"], entry["namespace"], entry["name"]) for entry in result["schedulers"]] == [
+        ("static_pod", "kube-system", STATIC),
+        ("lease_holder", "team-a", "my-scheduler"),
+    ]
+    lists = [(path, query.get("fieldSelector")) for _method, path, query in requests if "limit" in query]
+    assert lists == [
+        (LEASES, "metadata.namespace!=kube-node-lease"),
+        (DEPLOYMENTS, None),
+        ("/api/v1/namespaces/demo/pods", None),
+        ("/api/v1/namespaces/kube-system/pods", None),
+        # the holders found in neither list, by name (the API server's identity Leases are held by no pod)
+        (PODS, "metadata.name=my-scheduler-7b9d6c5f4-q8w2e"),
+    ]
+    assert count == 7
+
+
+def test_forbidden_lists_are_reported_not_raised(serve, kind_cluster):
+    result, _requests, _count = gather(serve, forbidden=[LEASES, DEPLOYMENTS], **kind_cluster)
+    assert result["errors"] == [
+        f"cannot list Leases: {LEASES} is forbidden: User cannot list it",
+        f"cannot list Deployments: {DEPLOYMENTS} is forbidden: User cannot list it",
+    ]
+    assert result["default_scheduler"]["pod"] == STATIC
+    assert result["default_scheduler"]["leader"] is None and result["leases"] == []
+
+
+def test_run_reports_errors_as_warnings(kube_api, clock, kind_cluster):
+    api, _pool = kube_api(FakeCluster(forbidden=[PODS], **kind_cluster))
+    result = inventory.run(lambda: api, {"page_size": 500})
+    assert result["errors"] == [f"cannot list pods: {PODS} is forbidden: User cannot list it"]
+    assert result["warnings"] == result["errors"]
+    assert result["schedulers"] == [] and result["changed"] is False and result["api_requests"] == 3
+
+
+def test_run_refuses_a_bad_page_size_before_connecting():
+    def connect():
+        raise AssertionError("connected")
+
+    assert inventory.run(connect, {"page_size": 0}) == {"changed": False, "msg": "page_size must be 1 or more, got 0"}
+
+
+# --- the pure functions ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "image, status_image, expected",
+    [
+        ("registry.k8s.io/kube-scheduler:v1.37.2", None, "v1.37.2"),
+        ("localhost:5001/my-scheduler:v1.36.3@" + DIGEST, None, "v1.36.3"),
+        ("registry.k8s.io/kube-scheduler@" + DIGEST, "registry.k8s.io/kube-scheduler:v1.35.4", "v1.35.4"),
+        ("localhost:5001/my-scheduler", None, None),
+        ("localhost:5001/my-scheduler@" + DIGEST, "localhost:5001/my-scheduler@" + DIGEST, None),
+        # containerd reports the image ID as the image of a container started by digest (recorded)
+        ("localhost:5001/my-scheduler@" + DIGEST, DIGEST, None),
+        ("localhost:5001/my-scheduler@" + DIGEST, "localhost:5001/my-scheduler:v1.37.2", "v1.37.2"),
+    ],
+)
+def test_the_version_is_the_tag_of_the_image(image, status_image, expected):
+    assert inventory.image_version(image, status_image) == expected
+
+
+def test_split_image_keeps_a_registry_port_out_of_the_tag():
+    assert inventory.split_image("localhost:5001/team/app") == ("localhost:5001/team/app", None, None)
+    assert inventory.split_image("localhost:5001/team/app:1.0@" + DIGEST) == ("localhost:5001/team/app", "1.0", DIGEST)
+
+
+def test_flags_are_parsed_in_every_form():
+    argv = ["kube-scheduler", "--config=/etc/s.yaml", "--v", "4", "--leader-elect", "-v=5", "--feature-gates=A=true,B=false", "--profiling"]
+    assert inventory.parse_flags(argv) == {"config": "/etc/s.yaml", "v": "5", "leader-elect": "true", "feature-gates": "A=true,B=false", "profiling": "true"}
+
+
+@pytest.mark.parametrize(
+    "mounts, volumes, expected",
+    [
+        ([{"name": "c", "mountPath": "/etc/kubernetes"}], [{"name": "c", "hostPath": {"path": "/srv/k8s"}}], {"node": "/srv/k8s/scheduler.yaml"}),
+        ([{"name": "c", "mountPath": "/etc/kubernetes/"}], [{"name": "c", "configMap": {"name": "cfg"}}], {"configmap": "cfg", "key": "scheduler.yaml"}),
+        (
+            [{"name": "c", "mountPath": "/etc/kubernetes"}],
+            [{"name": "c", "configMap": {"name": "cfg", "items": [{"key": "config", "path": "scheduler.yaml"}]}}],
+            {"configmap": "cfg", "key": "config"},
+        ),
+        (
+            [{"name": "c", "mountPath": "/etc/kubernetes/scheduler.yaml", "subPath": "sched"}, {"name": "d", "mountPath": "/etc"}],
+            [{"name": "c", "configMap": {"name": "cfg"}}, {"name": "d", "hostPath": {"path": "/etc"}}],
+            {"configmap": "cfg", "key": "sched"},
+        ),
+        ([{"name": "d", "mountPath": "/etc"}], [{"name": "d", "emptyDir": {}}], {"volume": "d"}),
+        ([], [], {"image": "/etc/kubernetes/scheduler.yaml"}),
+    ],
+)
+def test_where_the_config_file_comes_from(mounts, volumes, expected):
+    container = {"name": "s", "volumeMounts": mounts}
+    assert inventory.config_volume({"containers": [container], "volumes": volumes}, container, "/etc/kubernetes/scheduler.yaml") == expected
+
+
+def test_a_config_file_on_the_node_is_not_readable(kind_cluster):
+    """kubeadm's --config, when set (ClusterConfiguration's scheduler.extraArgs), is a hostPath file."""
+    pod = copy.deepcopy(named(kind_cluster["pods"], STATIC))
+    container = pod["spec"]["containers"][0]
+    container["command"].append("--config=/etc/kubernetes/scheduler-config.yaml")
+    container["volumeMounts"].append({"name": "config", "mountPath": "/etc/kubernetes/scheduler-config.yaml", "readOnly": True})
+    pod["spec"]["volumes"].append({"name": "config", "hostPath": {"path": "/etc/kubernetes/scheduler-config.yaml", "type": "FileOrCreate"}})
+
+    def get_configmap(namespace, name):
+        raise AssertionError("no ConfigMap to read")
+
+    entry = inventory.static_scheduler(pod, get_configmap)
+    assert entry["profiles"] is None
+    assert entry["profiles_source"] == "not readable through the API (on the node: /etc/kubernetes/scheduler-config.yaml)"
+    assert entry["serves"] == ["default-scheduler"]
+    assert entry["config"] == "/etc/kubernetes/scheduler-config.yaml"
+
+
+@pytest.mark.parametrize(
+    "text, profiles, source_end",
+    [
+        ("profiles:\n  - schedulerName: a\n  - schedulerName: b\n", ["a", "b"], ", key k"),
+        ("profiles:\n  - plugins: {}\n", ["default-scheduler"], ", key k"),
+        ("kind: KubeSchedulerConfiguration\n", ["default-scheduler"], ", key k"),
+        ("profiles: [\n", None, " key k is not valid YAML: while parsing a flow"),
+        ("- a\n", None, " key k is not a KubeSchedulerConfiguration"),
+    ],
+)
+def test_profiles_are_read_from_the_configmap(text, profiles, source_end):
+    container = {"volumeMounts": [{"name": "c", "mountPath": "/cfg"}]}
+    spec = {"containers": [container], "volumes": [{"name": "c", "configMap": {"name": "cm"}}]}
+    found = inventory.read_configuration(spec, container, "ns", {"config": "/cfg/k"}, lambda ns, name: {"data": {"k": text}})
+    assert found["profiles"] == profiles
+    assert found["profiles_source"].startswith("ConfigMap ns/cm" + source_end)
+
+
+def test_the_lock_comes_from_the_configuration_or_the_flags():
+    assert inventory.config_lock({"leaderElection": {"resourceName": "s", "resourceNamespace": "n"}}) == ("n", "s")
+    assert inventory.config_lock({"leaderElection": {"leaderElect": False}}) is None
+    assert inventory.config_lock({}) == ("kube-system", "kube-scheduler")
+    assert inventory.flags_lock({"leader-elect": "false"}) is None
+    assert inventory.flags_lock({"leader-elect-resource-name": "x"}) == ("kube-system", "x")
