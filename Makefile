@@ -112,8 +112,8 @@ molecule: install cluster k8s-source ## every molecule scenario on the kind clus
 # kind, one stage at a time, and prints each stage's time (hack/stages.sh).
 check: deps lint sanity units docs publish-check ## the tier without Docker or a cluster: lint, sanity, units, the docs site, the Galaxy import check
 
-test: ## everything: `make check`, then the cluster, its smoke test, every molecule scenario and the benchmarks at a small size
-	@hack/stages.sh check cluster cluster-smoke k8s-source molecule bench-smoke
+test: ## everything: `make check`, then the cluster, its smoke test, the token-auth registry check, every molecule scenario and the benchmarks at a small size
+	@hack/stages.sh check cluster cluster-smoke k8s-source registry-token molecule bench-smoke
 
 # The compact end-to-end scenario (molecule/compact) on one Kubernetes version, on that version's
 # own kind cluster: make compact KUBE_VERSION=v1.35.4
