@@ -135,8 +135,14 @@ def _set_named(items, item):
     return items
 
 
+def _plain(value):
+    return "".join(str(value or ""))
+
+
 def patch_pod(pod, config_path, image="", config_sha256="", volume=VOLUME):
     """The Pod (a dict, not changed) with the configuration of ``patch_manifest``."""
+    # plain str: YAML cannot represent the str subclasses templating hands over (ansible-core's data tags)
+    config_path, image, config_sha256, volume = (_plain(value) for value in (config_path, image, config_sha256, volume))
     if not str(config_path).startswith("/"):
         raise StaticPodError(f"the configuration path {config_path!r} is not absolute")
     pod = copy.deepcopy(pod)
@@ -184,6 +190,7 @@ def patch_cluster_configuration(text, config_path, volume=VOLUME):
     kubeadm still writes --kubeconfig and --leader-elect=true; kube-scheduler lets such flags override the file,
     which is why the file keeps kubeadm's values for them.
     """
+    config_path, volume = _plain(config_path), _plain(volume)
     config = load(text, "ClusterConfiguration")
     if config.get("kind") != "ClusterConfiguration":
         raise StaticPodError(f"not a ClusterConfiguration but {config.get('kind')!r}")
@@ -205,6 +212,7 @@ def patch_cluster_configuration(text, config_path, volume=VOLUME):
 
 def unpatch_cluster_configuration(text, volume=VOLUME):
     """The ClusterConfiguration without what ``patch_cluster_configuration`` added."""
+    volume = _plain(volume)
     config = load(text, "ClusterConfiguration")
     scheduler = config.get("scheduler") or {}
     if not scheduler:

@@ -275,3 +275,13 @@ def test_cluster_configuration_v1beta3_and_other_args():
 def test_cluster_configuration_refused():
     with pytest.raises(static_pod.StaticPodError, match="not a ClusterConfiguration"):
         static_pod.patch_cluster_configuration("kind: InitConfiguration\n", CONFIG)
+
+
+class _Tagged(str):
+    """Like the str subclasses ansible-core's templating hands to filters, which YAML cannot represent."""
+
+
+def test_str_subclasses_are_written_as_plain_strings():
+    patched = static_pod.patch_manifest(MANIFEST, _Tagged(CONFIG), image=_Tagged("img:1"), config_sha256=_Tagged("abc"))
+    assert f"--config={CONFIG}" in container(patched)["command"]
+    assert "kubesched-config" in static_pod.patch_cluster_configuration(CLUSTER_CONFIGURATION_V1BETA4, _Tagged(CONFIG))
