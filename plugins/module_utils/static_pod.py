@@ -24,7 +24,10 @@ from __future__ import annotations
 
 import copy
 
-import yaml
+try:
+    import yaml
+except ImportError:  # only the controller's filters (plugins/filter/static_pod.py) use this, where ansible-core's PyYAML is
+    yaml = None
 
 VOLUME = "kubesched-config"
 HASH_ANNOTATION = "kubesched.io/config-sha256"
