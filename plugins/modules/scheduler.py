@@ -11,7 +11,7 @@ version_added: 0.2.0
 author:
   - kubesched maintainers (@kubesched)
 description:
-  - The deploy engine of the collection, which the role M(kubesched.scheduler.deploy) calls once per run with the objects
+  - The deploy engine of the collection, which the role P(kubesched.scheduler.deploy#role) calls once per run with the objects
     it rendered from its templates (ServiceAccount, bindings, ConfigMap with the KubeSchedulerConfiguration, Deployment)
     and the RBAC of the scheduler's lock.
   - With O(state=present) it reads what is deployed and refuses objects of the same names that this collection did not
@@ -126,7 +126,7 @@ attributes:
 notes:
   - The connection options are those of kubernetes.core, with the same E(K8S_AUTH_*) environment variables; set them once for
     both collections' modules with C(module_defaults) (C(group/kubesched.scheduler.k8s) and C(group/kubernetes.core.k8s)).
-  - Usually called by the role M(kubesched.scheduler.deploy), which renders the objects and checks every input first.
+  - Usually called by the role P(kubesched.scheduler.deploy#role), which renders the objects and checks every input first.
 seealso:
   - module: kubesched.scheduler.scheduler_preflight
   - module: kubesched.scheduler.clusterrole_lock

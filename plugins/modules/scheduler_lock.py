@@ -11,7 +11,7 @@ version_added: 0.2.0
 author:
   - kubesched maintainers (@kubesched)
 description:
-  - The RBAC of a second scheduler's lock, as the role M(kubesched.scheduler.clusterrole) applies it on its own (the
+  - The RBAC of a second scheduler's lock, as the role P(kubesched.scheduler.clusterrole#role) applies it on its own (the
     module M(kubesched.scheduler.scheduler) does the same as part of an install).
   - In V(patch) mode the lock name is added to the lease rules of O(clusterrole) (by default C(system:kube-scheduler), as
     the Kubernetes task does with C(kubectl edit)); in V(dedicated) mode the ClusterRole O(dedicated) is applied instead.

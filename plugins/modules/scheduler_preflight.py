@@ -11,7 +11,7 @@ version_added: 0.2.0
 author:
   - kubesched maintainers (@kubesched)
 description:
-  - The one read of the cluster and of the registry that the role M(kubesched.scheduler.deploy) makes before it renders
+  - The one read of the cluster and of the registry that the role P(kubesched.scheduler.deploy#role) makes before it renders
     anything. It reads the API server's version (which chooses the KubeSchedulerConfiguration apiVersion and the rules of a
     dedicated ClusterRole), whether another Deployment already serves the scheduler name, whether the namespaces exist,
     who holds the lock's Lease, and the digest of the image's tag in its registry.
