@@ -71,9 +71,15 @@ pushed_image_runs() {
 }
 # busybox's wget crashes in a static build on name-service lookups; nc to an address does not.
 http_get() { k -n "$NS" exec client -- sh -c "printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 5 $1 80 | tail -n 1"; }
+# kube-proxy programs a new Service's rules a moment after its endpoints are ready (its sync runs at most once a
+# second, later on a busy node): asked for up to 30 s.
 clusterip_answers() {
   local ip; ip=$(k -n "$NS" get service web -o jsonpath='{.spec.clusterIP}')
-  [ "$(http_get "$ip")" = kubesched-smoke ]
+  for _ in $(seq 10); do
+    [ "$(http_get "$ip" 2>/dev/null)" = kubesched-smoke ] && return 0
+    sleep 3
+  done
+  http_get "$ip"; return 1
 }
 dns_resolves() {
   local out ip
