@@ -20,7 +20,6 @@ MANIFEST = """\
 apiVersion: v1
 kind: Pod
 metadata:
-  creationTimestamp: null
   labels:
     component: kube-scheduler
     tier: control-plane
@@ -174,7 +173,7 @@ def test_patch_keeps_everything_else():
 
 def test_patch_writes_kubeadm_style_yaml():
     patched = static_pod.patch_manifest(MANIFEST, CONFIG)
-    assert patched.startswith("apiVersion: v1\nkind: Pod\nmetadata:\n  creationTimestamp: null\n")
+    assert patched.startswith("apiVersion: v1\nkind: Pod\nmetadata:\n  labels:\n")
     assert "\n  containers:\n  - command:\n    - kube-scheduler\n" in patched
     assert patched.endswith("status: {}\n")
 
