@@ -847,29 +847,25 @@ def gather(kube, namespace=None, page_size=DEFAULT_PAGE_SIZE, now=None, toleranc
     except KubeError as exc:
         if not _lookup_error(errors, f"pods{f' in namespace {namespace}' if namespace else ''}", exc):
             raise
-    configmaps, replicasets = {}, {}
+    cache = {}
 
-    def get_configmap(ns, name):
-        if (ns, name) not in configmaps:
-            try:
-                configmaps[(ns, name)] = (kube.get("ConfigMap", name, ns), None)
-            except KubeError as exc:
-                configmaps[(ns, name)] = (None, exc)
-        found, error = configmaps[(ns, name)]
-        if error is not None:
-            raise error
-        return found
+    def cached_get(kind):
+        """A reader of one kind that asks the API server once per object and repeats its error."""
 
-    def get_replicaset(ns, name):
-        if (ns, name) not in replicasets:
-            try:
-                replicasets[(ns, name)] = (kube.get("ReplicaSet", name, ns), None)
-            except KubeError as exc:
-                replicasets[(ns, name)] = (None, exc)
-        found, error = replicasets[(ns, name)]
-        if error is not None:
-            raise error
-        return found
+        def get(ns, name):
+            if (kind, ns, name) not in cache:
+                try:
+                    cache[(kind, ns, name)] = (kube.get(kind, name, ns), None)
+                except KubeError as exc:
+                    cache[(kind, ns, name)] = (None, exc)
+            found, error = cache[(kind, ns, name)]
+            if error is not None:
+                raise error
+            return found
+
+        return get
+
+    get_configmap, get_replicaset = cached_get("ConfigMap"), cached_get("ReplicaSet")
 
     return assemble(leases, deployments, scan, now, tolerance, get_configmap, get_replicaset, errors)
 
