@@ -13,9 +13,13 @@ lock's RBAC) and:
 4. applies every object with server-side apply;
 5. waits until the new pods are ready, have not restarted beyond what they had before, the Deployment
    has no other pod left, and one of the new pods holds the Lease;
-6. on failure puts the previous ConfigMap and Deployment back and fails with what the new pods did.
+6. then applies the objects listed after the Deployment (what sends pods to the scheduler: a
+   MutatingAdmissionPolicy and its binding), so that no pod is routed to a scheduler that does not lead,
+   and deletes the objects of ``prune`` (an option turned off) that the collection made;
+7. on failure puts the previous ConfigMap and Deployment back and fails with what the new pods did.
 
-``remove`` deletes it all again, newest first. ``preflight`` is the one read of the cluster and the
+``remove`` deletes it all again, newest first (so the routing goes before the scheduler), and lists the
+pods still waiting for the names it served. ``preflight`` is the one read of the cluster and the
 registry before anything is rendered. Every wait is a Python predicate over API objects as dicts, so
 each can be tested without a cluster.
 """
@@ -27,7 +31,8 @@ import re
 import time
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import clusterrole
-from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import MANAGER, Kube, api_reason, content, managed_by_us, ref
+from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import MANAGER, Kube, KubeError, api_reason, content, managed_by_us, ref
+from ansible_collections.kubesched.scheduler.plugins.module_utils.placement import served_names
 
 monotonic = time.monotonic
 sleep = time.sleep
@@ -196,8 +201,8 @@ def trial_finished(pod):
     return any(reason in CANNOT_START for reason in waiting)
 
 
-def wait_gone(kube, kind, name, namespace, timeout):
-    poll_until(lambda: kube.get(kind, name, namespace), lambda obj: obj is None, timeout, interval=0.5)
+def wait_gone(kube, kind, name, namespace, timeout, api_version=None):
+    poll_until(lambda: kube.get(kind, name, namespace, api_version=api_version), lambda obj: obj is None, timeout, interval=0.5)
 
 
 def run_trial(kube, deployment, configmap, timeout, image, fix):
@@ -329,6 +334,35 @@ def find(objects, kind):
     return next((obj for obj in objects if obj["kind"] == kind), None)
 
 
+def read(kube, obj):
+    """The object ``obj`` names (kind, apiVersion, name, namespace) as the cluster has it, or None."""
+    metadata = obj["metadata"]
+    return kube.get(obj["kind"], metadata["name"], metadata.get("namespace"), api_version=obj.get("apiVersion"))
+
+
+def prune(kube, refs, check_mode):
+    """Delete the objects of ``refs`` that exist and that the collection made (options turned off); the changes."""
+    changes = []
+    for obj in refs or []:
+        current = read(kube, obj)
+        if current is None or not managed_by_us(current):
+            continue
+        if not check_mode:
+            metadata = obj["metadata"]
+            kube.delete(obj["kind"], metadata["name"], metadata.get("namespace"), api_version=obj.get("apiVersion"))
+        changes.append(f"{ref(obj)} deleted")
+    return changes
+
+
+def waiting_pods(kube, names):
+    """``namespace/name`` of the pods not bound to a node whose schedulerName is one of ``names`` (one list each)."""
+    pods = []
+    for name in names:
+        for pod in live(kube.list("Pod", field_selector=f"spec.schedulerName={name},spec.nodeName=,status.phase=Pending")):
+            pods.append(f"{pod['metadata']['namespace']}/{pod['metadata']['name']}")
+    return sorted(pods)
+
+
 def converge(kube, params, check_mode=False, diff=False):
     """Install or update the scheduler; the module's result. Raises EngineError on failure."""
     objects = params["objects"]
@@ -343,7 +377,7 @@ def converge(kube, params, check_mode=False, diff=False):
 
     # 1. What is deployed; objects of these names that the collection did not make are not taken over.
     start = monotonic()
-    found = [kube.get(obj["kind"], obj["metadata"]["name"], obj["metadata"].get("namespace")) for obj in objects]
+    found = [read(kube, obj) for obj in objects]
     binding = kube.get("ClusterRoleBinding", lock["binding"]["metadata"]["name"])
     others = foreign(objects + [lock["binding"]], found + [binding])
     if others and not params.get("adopt"):
@@ -383,9 +417,11 @@ def converge(kube, params, check_mode=False, diff=False):
     start = monotonic()
     selector = f"app.kubernetes.io/name={name},{NAME_LABEL}={name},{TEMPLATE_LABEL}={template}"
     restarts_before = restarts(kube.list("Pod", namespace, selector)) if previous_deployment and not check_mode else 0
+    # What is listed after the Deployment sends pods to it: applied only once the new pods lead.
+    after = objects.index(deployment) + 1
     try:
         orphans = []
-        for obj, before in zip(objects, found, strict=True):
+        for obj, before in zip(objects[:after], found[:after], strict=True):
             if obj is deployment and replaced:
                 orphans = orphan(kube, replaced, timeout, check_mode)
                 result["changes"].append(f"{ref(obj)} replaced (selector {replaced['spec'].get('selector')})")
@@ -397,6 +433,10 @@ def converge(kube, params, check_mode=False, diff=False):
             start = monotonic()
             result["lease_holder"] = wait_rollout(kube, params, selector, restarts_before, orphans)
             timings["wait"] = round(monotonic() - start, 1)
+        for obj, before in zip(objects[after:], found[after:], strict=True):
+            if apply_changed(kube, obj, check_mode, before=before, diffs=diffs if diff else None):
+                result["changes"].append(ref(obj))
+        result["changes"] += prune(kube, params.get("prune"), check_mode)
     except Exception as exc:
         if check_mode:
             raise
@@ -505,15 +545,20 @@ def remove(kube, params, check_mode=False, diff=False):
     start = monotonic()
     deployment = find(objects, "Deployment")
     name = deployment["metadata"]["name"]
+    served = [name]
     for obj in reversed(objects):
         kind, metadata = obj["kind"], obj["metadata"]
-        current = kube.get(kind, metadata["name"], metadata.get("namespace"))
+        current = read(kube, obj)
         if current is None:
             continue
+        if kind == "Deployment":
+            served = served_names(current) or served
         if not check_mode:
             # The Deployment goes in the foreground: once it is gone, so are its pods, and nothing renews the Lease.
-            kube.delete(kind, metadata["name"], metadata.get("namespace"), propagation="Foreground" if kind == "Deployment" else None)
-            wait_gone(kube, kind, metadata["name"], metadata.get("namespace"), timeout)
+            kube.delete(
+                kind, metadata["name"], metadata.get("namespace"), propagation="Foreground" if kind == "Deployment" else None, api_version=obj.get("apiVersion")
+            )
+            wait_gone(kube, kind, metadata["name"], metadata.get("namespace"), timeout, api_version=obj.get("apiVersion"))
         result["changes"].append(f"{ref(obj)} deleted")
     # The scheduler's pods created the Lease: it goes when one of them held it last, or when it was released.
     lease = kube.get("Lease", lock["lock_name"], lock["lock_namespace"])
@@ -530,6 +575,14 @@ def remove(kube, params, check_mode=False, diff=False):
                 wait_gone(kube, "Namespace", ns_name, None, timeout)
             result["changes"].append(f"Namespace {ns_name} deleted")
     result["changes"] += lock_converge(kube, lock, "absent", check_mode)
+    # Pods that asked for the removed names wait for a scheduler that is gone; a pod's schedulerName cannot change.
+    result["pending_pods"] = waiting_pods(kube, served)
+    if result["pending_pods"]:
+        shown = ", ".join(result["pending_pods"][:10]) + (f" and {len(result['pending_pods']) - 10} more" if len(result["pending_pods"]) > 10 else "")
+        result["warnings"] = [
+            f"{len(result['pending_pods'])} pod(s) still wait for schedulerName {', '.join(served)}, which nothing serves now: {shown}. Delete "
+            "them, or create them again without spec.schedulerName (the default scheduler); a pod's schedulerName cannot be changed."
+        ]
     result["phases"]["remove"] = round(monotonic() - start, 1)
     result["changed"] = bool(result["changes"])
     if diff and result["changed"]:
@@ -586,6 +639,109 @@ def image_digest(params):
         ) from None
 
 
+# --- sharing the nodes: the node pool and the routing of pods --------------------------------------
+
+# What serves MutatingAdmissionPolicy, newest first: GA (on by default) from Kubernetes 1.36; beta in 1.34 and 1.35,
+# served only with the feature gate MutatingAdmissionPolicy and --runtime-config=admissionregistration.k8s.io/v1beta1=true.
+ROUTING_RESOURCE = "mutatingadmissionpolicies"
+ROUTING_GATE = "MutatingAdmissionPolicy"
+ROUTING_API_VERSIONS = ("admissionregistration.k8s.io/v1", "admissionregistration.k8s.io/v1beta1")
+# How to get it on a cluster without it.
+ROUTING_MINIMUM = (
+    "Kubernetes 1.36 or newer serves it (admissionregistration.k8s.io/v1, on by default); 1.34 and 1.35 serve "
+    "admissionregistration.k8s.io/v1beta1 with the API server's --feature-gates=MutatingAdmissionPolicy=true and "
+    "--runtime-config=admissionregistration.k8s.io/v1beta1=true. Upgrade or configure the cluster, or empty "
+    "kube_scheduler_route_namespace_selector (and set spec.schedulerName in the workloads). Nothing was changed."
+)
+
+
+def admission_policy_api(kube):
+    """The apiVersion at which the API server serves MutatingAdmissionPolicy, or '' (one GET when v1 is served)."""
+    for api_version in ROUTING_API_VERSIONS:
+        if ROUTING_RESOURCE in kube.resources(api_version):
+            return api_version
+    return ""
+
+
+def feature_enabled(kube, gate):
+    """Whether the API server runs with the feature gate on, from its ``kubernetes_feature_enabled`` metric (Kubernetes
+    1.26 and newer); None when it cannot tell (/metrics refused, or no such line)."""
+    try:
+        text = kube.request("GET", "/metrics", raw=True)
+    except KubeError:
+        return None
+    match = re.search(r'^kubernetes_feature_enabled\{[^}]*name="' + re.escape(gate) + r'"[^}]*\} (\S+)$', text, re.M)
+    return None if match is None else float(match.group(1)) == 1
+
+
+def routing_refused(server_version, api_version=""):
+    if api_version:
+        # Kubernetes 1.34 and 1.35 serve the v1beta1 objects with --runtime-config alone, but apply them only with the gate.
+        said = f"serves {api_version} MutatingAdmissionPolicy objects but runs without the feature gate {ROUTING_GATE}, so none would apply"
+    else:
+        said = "does not serve it"
+    return f"kube_scheduler_route_namespace_selector needs MutatingAdmissionPolicy, and this cluster ({server_version}) {said}: {ROUTING_MINIMUM}"
+
+
+def label_selector(labels):
+    """``key=value,...`` of a dict of labels, sorted."""
+    return ",".join(f"{key}={value}" for key, value in sorted((labels or {}).items()))
+
+
+def taint_text(taint):
+    """A taint as kubectl taint writes it: ``key=value:Effect`` (``key:Effect`` without a value)."""
+    value = taint.get("value") or ""
+    return f"{taint['key']}{'=' + value if value else ''}:{taint.get('effect') or 'NoSchedule'}"
+
+
+def has_taint(node, taint):
+    effect = taint.get("effect") or "NoSchedule"
+    return any(
+        t.get("key") == taint["key"] and (t.get("value") or "") == (taint.get("value") or "") and t.get("effect") == effect
+        for t in ((node.get("spec") or {}).get("taints") or [])
+    )
+
+
+def pool_warnings(name, pool, nodes):
+    """What lets default-scheduler and the scheduler ``name`` place pods onto the same nodes. ``pool`` is
+    kube_scheduler_node_pool, ``nodes`` the nodes that carry its labels."""
+    if not (pool or {}).get("labels"):
+        return [
+            f"kube_scheduler_node_pool is not set: {name} and default-scheduler can place pods onto the same nodes. Two schedulers do "
+            "not see each other's decisions until they are written: both can bind onto the same free capacity, and the node's kubelet "
+            "then rejects one of the pods (OutOfcpu, OutOfmemory; kubernetes#60469). Give the scheduler nodes of its own "
+            "(kube_scheduler_node_pool: {labels: ..., taint: ...}), or run its profile in the default scheduler instead "
+            "(kube_scheduler_main_profiles_extra of the role main_scheduler)."
+        ]
+    selector = label_selector(pool["labels"])
+    names = [node["metadata"]["name"] for node in nodes]
+    warnings = []
+    if not nodes:
+        warnings.append(
+            f"No node carries the labels of kube_scheduler_node_pool ({selector}): the pods of {name} stay Pending until one does "
+            f"(kubectl label nodes <node> {selector.replace(',', ' ')})."
+        )
+    taint = pool.get("taint") or {}
+    where = ", ".join(names) or selector
+    if not taint.get("key") or (taint.get("effect") or "NoSchedule") == "PreferNoSchedule":
+        warnings.append(
+            f"kube_scheduler_node_pool has no taint that keeps other pods off ({'PreferNoSchedule only prefers' if taint.get('key') else 'none given'}): "
+            f"default-scheduler can place pods onto the pool's nodes ({where}) too, where {name} places its pods, and a node both bind onto "
+            "at once can be overcommitted. Give the pool a taint with effect NoSchedule (kube_scheduler_node_pool.taint, and kubectl taint "
+            "on its nodes), or give default-scheduler's profile the inverse addedAffinity (kube_scheduler_main_plugin_config of the role "
+            "main_scheduler)."
+        )
+    else:
+        untainted = [node["metadata"]["name"] for node in nodes if not has_taint(node, taint)]
+        if untainted:
+            warnings.append(
+                f"Node(s) {', '.join(untainted)} carry the labels of kube_scheduler_node_pool ({selector}) but not its taint {taint_text(taint)}: "
+                f"default-scheduler can place pods there too, where {name} places its pods. Taint them: kubectl taint nodes "
+                f"{' '.join(untainted)} {taint_text(taint)}"
+            )
+    return warnings
+
+
 def preflight(connect, params):
     """What only the cluster and the registry can tell, read once before anything is rendered or changed."""
     result = {"changed": False}
@@ -598,8 +754,26 @@ def preflight(connect, params):
             "cluster (kubectl --context <context> version tells whether they work), or set the connection with kube_scheduler_k8s_auth."
         ) from None
     result["api_requests"] = 1
-    if params["state"] != "present" or params.get("version_only"):
+    if params.get("version_only"):
         return result
+    # Where MutatingAdmissionPolicy is served: the routing's apiVersion, also what a removal or a run without routing deletes.
+    result["admission_policy_api"] = admission_policy_api(kube)
+    if params["state"] != "present":
+        result["api_requests"] = kube.requests
+        return result
+    warnings = []
+    api_version = result["admission_policy_api"]
+    if params.get("route") and not api_version:
+        raise EngineError(routing_refused(result["server_version"]), admission_policy_api="")
+    if params.get("route") and api_version != ROUTING_API_VERSIONS[0]:
+        enabled = feature_enabled(kube, ROUTING_GATE)
+        if enabled is False:
+            raise EngineError(routing_refused(result["server_version"], api_version), admission_policy_api=api_version)
+        if enabled is None:
+            warnings.append(
+                f"Could not tell whether the API server runs with the feature gate {ROUTING_GATE} (its /metrics did not say): without it "
+                f"the {api_version} MutatingAdmissionPolicy of kube_scheduler_route_namespace_selector routes no pod."
+            )
     missing = [option for option in ("name", "lock_name", "image", "image_tag") if not params.get(option)]
     if missing:
         raise EngineError(f"{', '.join(missing)} must be given with state=present (unless version_only=true)")
@@ -637,6 +811,10 @@ def preflight(connect, params):
                 f"pod of {name}: another scheduler elects its leader with that Lease, and the two would take turns. Choose another "
                 "kube_scheduler_lock_name (the default is kube_scheduler_name), or remove the other scheduler."
             )
+    pool = params.get("node_pool") or {}
+    nodes = kube.list("Node", label_selector=label_selector(pool["labels"])) if pool.get("labels") else []
+    result["node_pool_nodes"] = sorted(node["metadata"]["name"] for node in nodes)
+    result["warnings"] = warnings + pool_warnings(name, pool, nodes)
     result["api_requests"] = kube.requests
     return result
 

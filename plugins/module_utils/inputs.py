@@ -4,7 +4,7 @@
 
 Types and choices are checked by the roles' meta/argument_specs.yml before these run; these check what is
 left: name syntax and reserved names, the lock, render mode, replicas and leader election, the Go durations and
-their order, the KubeSchedulerConfiguration and Deployment settings.
+their order, the KubeSchedulerConfiguration and Deployment settings, the node pool and the routing of pods.
 
 Each ``check_*`` takes the variables by their names (``kube_scheduler_name``, ...), as the roles have them:
 strings from ``-e`` or typed values, the argument spec's conversions not applied (a role keeps the values it
@@ -26,6 +26,13 @@ LABEL_PATTERN = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
 # A Lease name: a DNS subdomain.
 SUBDOMAIN_PATTERN = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$"
 DIGEST_PATTERN = r"^(sha256:[0-9a-f]{64})?$"
+# A label key (a qualified name with an optional DNS subdomain prefix) and a label value, as Kubernetes validates them.
+LABEL_KEY_PATTERN = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$"
+LABEL_VALUE_PATTERN = r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$"
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+# The oldest minor that serves MutatingAdmissionPolicy (v1beta1, when enabled; v1 from 1.36).
+ROUTING_MINOR = 34
 # An argument the role sets itself.
 CONFIG_ARG_PATTERN = r"--config(=|$)"
 DEFAULT_SCHEDULER = "default-scheduler"
@@ -59,6 +66,17 @@ DEPLOY_VARIABLES = (
     "kube_scheduler_verbosity",
     "kube_scheduler_wait_timeout",
     "kube_scheduler_image_digest",
+)
+
+SHARING_VARIABLES = (
+    "kube_scheduler_name",
+    "kube_scheduler_state",
+    "kube_scheduler_node_pool",
+    "kube_scheduler_route_namespace_selector",
+    "kube_scheduler_plugin_config",
+    "kube_scheduler_profiles_extra",
+    "kube_scheduler_render_dir",
+    "kube_scheduler_cluster_version",
 )
 
 # What the ``bool`` filter of ansible-core reads as true and false (the roles' templates read the values with it).
@@ -267,8 +285,121 @@ def _check_durations(values, leader_elect):
     return []
 
 
-CHECKS = {"common": check_common, "deploy": check_deploy}
-VARIABLES = {"common": COMMON_VARIABLES, "deploy": DEPLOY_VARIABLES}
+def _labels_valid(labels):
+    """A dict of label keys and values, as ``kubectl label`` takes them."""
+    return isinstance(labels, dict) and all(
+        _match(LABEL_KEY_PATTERN, key)
+        and len(str(key)) <= 317
+        and isinstance(value, (str, int))
+        and not isinstance(value, bool)
+        and _match(LABEL_VALUE_PATTERN, value)
+        for key, value in labels.items()
+    )
+
+
+def _taint_valid(taint):
+    return (
+        isinstance(taint, dict)
+        and set(taint) <= {"key", "value", "effect"}
+        and _match(LABEL_KEY_PATTERN, taint.get("key") or "")
+        and _match(LABEL_VALUE_PATTERN, "" if taint.get("value") is None else taint["value"])
+        and (taint.get("effect") or "NoSchedule") in TAINT_EFFECTS
+    )
+
+
+def _expression_valid(expression):
+    if not isinstance(expression, dict) or set(expression) - {"key", "operator", "values"}:
+        return False
+    values = expression.get("values") or []
+    operator = expression.get("operator")
+    return (
+        _match(LABEL_KEY_PATTERN, expression.get("key") or "")
+        and operator in SELECTOR_OPERATORS
+        and isinstance(values, list)
+        and all(isinstance(value, str) and _match(LABEL_VALUE_PATTERN, value) for value in values)
+        and (bool(values) if operator in ("In", "NotIn") else not values)
+    )
+
+
+def _configures_node_affinity(values):
+    """Where the user's own configuration has a NodeAffinity pluginConfig entry (kube-scheduler takes one per plugin)."""
+    where = []
+    if any(isinstance(entry, dict) and entry.get("name") == "NodeAffinity" for entry in _list(values["kube_scheduler_plugin_config"])):
+        where.append("kube_scheduler_plugin_config")
+    for profile in _list(values["kube_scheduler_profiles_extra"]):
+        entries = profile.get("pluginConfig") if isinstance(profile, dict) else None
+        if any(isinstance(entry, dict) and entry.get("name") == "NodeAffinity" for entry in entries or []):
+            where.append(f"the profile {profile.get('schedulerName')} of kube_scheduler_profiles_extra")
+    return where
+
+
+def _given(value):
+    """Whether a dict option is set: not empty, nor a dict of empty values (as an argument spec fills in suboptions)."""
+    return bool(value) and not (isinstance(value, dict) and not any(value.values()))
+
+
+def check_sharing(values):
+    """With kube_scheduler_state=present: kube_scheduler_node_pool (node labels, an optional taint, and no NodeAffinity
+    of the user's own beside it) and kube_scheduler_route_namespace_selector (a namespace label selector; render mode
+    renders it only for a Kubernetes that serves MutatingAdmissionPolicy)."""
+    if values["kube_scheduler_state"] != "present":
+        return []
+    messages = []
+    name = values["kube_scheduler_name"]
+    pool = values["kube_scheduler_node_pool"]
+    if _given(pool):
+        if not (isinstance(pool, dict) and set(pool) <= {"labels", "taint"} and pool.get("labels") and _labels_valid(pool["labels"])):
+            messages.append(
+                f"kube_scheduler_node_pool is {_show(pool)}: give the node labels of the pool and, optionally, its taint, for example "
+                "{labels: {pool: batch}, taint: {key: pool, value: batch, effect: NoSchedule}} (label keys and values as kubectl label "
+                "nodes takes them; as YAML or JSON, not key=value), or {} for none."
+            )
+        elif pool.get("taint") and not _taint_valid(pool["taint"]):
+            messages.append(
+                f"kube_scheduler_node_pool.taint is {_show(pool['taint'])}: give key (a label key such as pool or example.com/pool), "
+                "value (empty, or a label value) and effect (NoSchedule, PreferNoSchedule or NoExecute; NoSchedule when not given), "
+                "as kubectl taint nodes <node> key=value:effect sets it."
+            )
+        where = _configures_node_affinity(values)
+        if where:
+            messages.append(
+                f"kube_scheduler_node_pool gives every profile the NodeAffinity plugin's addedAffinity, and {' and '.join(where)} "
+                "configures NodeAffinity too: kube-scheduler takes one pluginConfig entry per plugin. Put the pool's labels into "
+                "your NodeAffinity addedAffinity and empty kube_scheduler_node_pool, or remove your NodeAffinity entry."
+            )
+    selector = values["kube_scheduler_route_namespace_selector"]
+    if _given(selector):
+        if not (
+            isinstance(selector, dict)
+            and set(selector) <= {"matchLabels", "matchExpressions"}
+            and _labels_valid(selector.get("matchLabels") or {})
+            and isinstance(selector.get("matchExpressions") or [], list)
+            and all(_expression_valid(expression) for expression in selector.get("matchExpressions") or [])
+        ):
+            messages.append(
+                f"kube_scheduler_route_namespace_selector is {_show(selector)}: give the label selector of the namespaces whose "
+                f"pods go to {_show(name)}, for example {{matchLabels: {{kubesched.io/scheduler: {_show(name)}}}}} (matchLabels of "
+                "label keys and values, matchExpressions of key, operator In, NotIn, Exists or DoesNotExist and values), or {} to "
+                "route nothing."
+            )
+        if values["kube_scheduler_render_dir"]:
+            try:
+                minor = kubernetes_minor(values["kube_scheduler_cluster_version"])
+            except ValueError:
+                minor = ROUTING_MINOR  # check_common names the version
+            if minor < ROUTING_MINOR:
+                messages.append(
+                    f"kube_scheduler_route_namespace_selector needs MutatingAdmissionPolicy, which Kubernetes "
+                    f"{_show(values['kube_scheduler_cluster_version'])} (kube_scheduler_cluster_version) does not serve: render for "
+                    "1.36 or newer (admissionregistration.k8s.io/v1), or 1.34 or 1.35 with the API server's feature gate "
+                    "MutatingAdmissionPolicy and --runtime-config=admissionregistration.k8s.io/v1beta1=true (v1beta1); or empty "
+                    "kube_scheduler_route_namespace_selector."
+                )
+    return messages
+
+
+CHECKS = {"common": check_common, "deploy": check_deploy, "sharing": check_sharing}
+VARIABLES = {"common": COMMON_VARIABLES, "deploy": DEPLOY_VARIABLES, "sharing": SHARING_VARIABLES}
 
 
 def check(names, values):

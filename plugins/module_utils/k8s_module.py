@@ -9,7 +9,8 @@ modules use the typed ``kubernetes.client`` APIs on the ``ApiClient`` underneath
 
 ``run(connect, params, check_mode, diff)`` checks ``params``, calls ``connect()`` for the
 ``ApiClient`` when it needs the cluster, and returns the module's result; a result with a ``msg``
-fails the module with that message and the rest of the result.
+fails the module with that message and the rest of the result, and the ``warnings`` of a result are the
+module's warnings.
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ def execute(options, run, failure):
         result = run(lambda: api_client(module), module.params, check_mode=module.check_mode, diff=module._diff)
     except Exception as exc:  # the client raises ApiException, kubernetes.core's CoreException, urllib3 and socket errors
         module.fail_json(msg=f"{failure}: {describe_api_error(exc)}", exception=traceback.format_exc())
+    for warning in result.pop("warnings", None) or []:
+        module.warn(warning)
     msg = result.pop("msg", None)
     if msg:
         module.fail_json(msg=msg, **result)

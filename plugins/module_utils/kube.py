@@ -35,6 +35,10 @@ KINDS = {
     "RoleBinding": ("/apis/rbac.authorization.k8s.io/v1", "rolebindings", True),
     "Lease": ("/apis/coordination.k8s.io/v1", "leases", True),
     "PodDisruptionBudget": ("/apis/policy/v1", "poddisruptionbudgets", True),
+    "Node": ("/api/v1", "nodes", False),
+    # Served as v1 from Kubernetes 1.36, as v1beta1 before when enabled: the object's apiVersion chooses.
+    "MutatingAdmissionPolicy": ("/apis/admissionregistration.k8s.io/v1", "mutatingadmissionpolicies", False),
+    "MutatingAdmissionPolicyBinding": ("/apis/admissionregistration.k8s.io/v1", "mutatingadmissionpolicybindings", False),
 }
 
 
@@ -104,11 +108,15 @@ class Kube:
         self.requests = 0
 
     @staticmethod
-    def path(kind, name=None, namespace=None, subresource=None):
+    def path(kind, name=None, namespace=None, subresource=None, api_version=None):
+        """The REST path of a kind (an object, a subresource); ``api_version`` (``group/version``) replaces the kind's
+        usual version, for kinds served at several (``admissionregistration.k8s.io/v1beta1``)."""
         try:
             prefix, plural, namespaced = KINDS[kind]
         except KeyError:
             raise ValueError(f"kind {kind} is not one the collection manages") from None
+        if api_version:
+            prefix = "/api/v1" if api_version == "v1" else f"/apis/{api_version}"
         path = prefix + (f"/namespaces/{quote(namespace, safe='')}" if namespaced and namespace else "") + f"/{plural}"
         if name:
             path += f"/{quote(name, safe='')}"
@@ -136,18 +144,18 @@ class Kube:
             return data
         return json.loads(data) if data else {}
 
-    def get(self, kind, name, namespace=None):
+    def get(self, kind, name, namespace=None, api_version=None):
         """The object as a dict, or None when it does not exist."""
         try:
-            return self.request("GET", self.path(kind, name, namespace))
+            return self.request("GET", self.path(kind, name, namespace, api_version=api_version))
         except KubeError as exc:
             if exc.status == 404:
                 return None
             raise
 
-    def list(self, kind, namespace=None, label_selector=None):
+    def list(self, kind, namespace=None, label_selector=None, field_selector=None):
         """The items of a kind: in a namespace, or in all namespaces (namespaced kinds) when namespace is None."""
-        query = {"labelSelector": label_selector} if label_selector else None
+        query = {key: value for key, value in (("labelSelector", label_selector), ("fieldSelector", field_selector)) if value} or None
         return self.request("GET", self.path(kind, namespace=namespace), query).get("items") or []
 
     def apply(self, obj, dry_run=False):
@@ -156,10 +164,10 @@ class Kube:
         query = {"fieldManager": self.manager, "force": "true"}
         if dry_run:
             query["dryRun"] = "All"
-        path = self.path(obj["kind"], metadata["name"], metadata.get("namespace"))
+        path = self.path(obj["kind"], metadata["name"], metadata.get("namespace"), api_version=obj.get("apiVersion"))
         return self.request("PATCH", path, query, obj, content_type="application/apply-patch+yaml")
 
-    def delete(self, kind, name, namespace=None, propagation=None, grace_period=None, dry_run=False):
+    def delete(self, kind, name, namespace=None, propagation=None, grace_period=None, dry_run=False, api_version=None):
         """Delete an object; False when it did not exist."""
         body = {"kind": "DeleteOptions", "apiVersion": "v1"}
         if propagation:
@@ -169,7 +177,7 @@ class Kube:
         if dry_run:
             body["dryRun"] = ["All"]
         try:
-            self.request("DELETE", self.path(kind, name, namespace), body=body)
+            self.request("DELETE", self.path(kind, name, namespace, api_version=api_version), body=body)
         except KubeError as exc:
             if exc.status == 404:
                 return False
@@ -189,3 +197,14 @@ class Kube:
     def version(self):
         """The API server's gitVersion."""
         return self.request("GET", "/version")["gitVersion"]
+
+    def resources(self, api_version):
+        """The resource names (plurals) the API server serves at ``group/version``; empty when it serves no such version."""
+        path = "/api/v1" if api_version == "v1" else f"/apis/{api_version}"
+        try:
+            listing = self.request("GET", path)
+        except KubeError as exc:
+            if exc.status == 404:
+                return []
+            raise
+        return [resource.get("name") for resource in listing.get("resources") or []]

@@ -25,12 +25,16 @@ description:
     dedicated ClusterRole, and the ClusterRoleBinding to it), applies every object with server-side apply (field manager
     C(kubesched.scheduler)), and waits until the new pods are ready, have not restarted beyond what they had before the
     run, the Deployment has no older pod left, and one of the new pods holds the Lease.
+  - The objects listed after the Deployment (the C(MutatingAdmissionPolicy) and binding that set C(spec.schedulerName) on
+    the pods of chosen namespaces) are applied only then, so that no pod is sent to a scheduler that does not lead; then
+    the objects of O(prune) that exist and that the collection made are deleted.
   - When that does not happen within O(wait_timeout) seconds, it puts the previous ConfigMap and Deployment back (like
     C(helm upgrade --atomic)); the previous pods never stopped, so the scheduler that ran before keeps its Lease. The
     run fails with what the new pods did.
   - With O(state=absent) it deletes the objects newest first (the Deployment in the foreground), the Lease when a pod of
     the scheduler held it last or nobody does, the lock namespace when the collection created it, and the lock's RBAC,
-    taking back only what the collection added.
+    taking back only what the collection added. The routing goes before the scheduler, being listed after it. Pods not
+    bound yet whose C(spec.schedulerName) is one the scheduler served are listed in RV(pending_pods) and in a warning.
   - It makes no API discovery and one request per object read or written; RV(api_requests) counts them.
 options:
   state:
@@ -44,7 +48,9 @@ options:
       - The objects of the scheduler, in the order they are applied (and deleted in reverse), as the API's dicts. Exactly
         one C(Deployment) and one C(ConfigMap) (the one the Deployment mounts) among them.
       - Kinds C(ServiceAccount), C(ConfigMap), C(Deployment), C(ClusterRoleBinding), C(RoleBinding), C(Service),
-        C(PodDisruptionBudget), C(Role) and C(ClusterRole).
+        C(PodDisruptionBudget), C(Role), C(ClusterRole), C(MutatingAdmissionPolicy) and C(MutatingAdmissionPolicyBinding); the
+        REST path follows each object's C(apiVersion).
+      - The objects after the Deployment are applied once its new pods lead.
     type: list
     elements: dict
     required: true
@@ -106,6 +112,14 @@ options:
         removal, for each deletion). New pods not ready by then are rolled back.
     type: int
     default: 180
+  prune:
+    description:
+      - Objects (C(apiVersion), C(kind), C(metadata.name) and C(metadata.namespace)) the run does not apply because an option
+        is turned off, deleted with O(state=present) when they exist and carry the collection's
+        C(app.kubernetes.io/managed-by) label.
+    type: list
+    elements: dict
+    default: []
   hint:
     description:
       - What the user can correct when the trial refuses the configuration or the image; the end of that message.
@@ -185,6 +199,14 @@ adopted:
   returned: with O(state=present)
   type: list
   elements: str
+pending_pods:
+  description:
+    - The pods (C(namespace/name)) left unbound after a removal whose C(spec.schedulerName) is one of the names the removed
+      scheduler served; they wait until a scheduler of that name runs again.
+  returned: with O(state=absent)
+  type: list
+  elements: str
+  sample: [batch/job-7x2kq]
 seconds:
   description: Seconds the run took.
   returned: always
@@ -217,6 +239,7 @@ OPTIONS = {
     },
     "adopt": {"type": "bool", "default": False},
     "wait_timeout": {"type": "int", "default": 180},
+    "prune": {"type": "list", "elements": "dict", "default": []},
     "hint": {"type": "str", "default": "Correct the configuration or the image."},
 }
 

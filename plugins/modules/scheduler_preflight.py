@@ -20,6 +20,13 @@ description:
     to show the tag or does not have it.
   - The registry is asked with the distribution API (C(HEAD /v2/<repository>/manifests/<tag>)), anonymously, with basic
     authentication, or with the token flow (a 401 with C(WWW-Authenticate Bearer) is answered with a token from the realm).
+  - It reads at which apiVersion the API server serves C(MutatingAdmissionPolicy) (C(GET /apis/admissionregistration.k8s.io/v1),
+    then C(v1beta1) when v1 does not serve it), also with O(state=absent), and fails, naming the minimum version, when
+    O(route=true) and neither serves it.
+  - With O(node_pool), it lists the nodes that carry the pool's labels. It warns (a warning in the run's output, not a
+    failure) when the scheduler and C(default-scheduler) can place pods onto the same nodes, naming both - no pool, a pool
+    without a C(NoSchedule) or C(NoExecute) taint, or nodes of the pool without the taint - and when no node carries the
+    pool's labels.
 options:
   state:
     description:
@@ -93,6 +100,37 @@ options:
     description: The registry password or token.
     type: str
     default: ''
+  node_pool:
+    description:
+      - The nodes of the scheduler, as the role's C(kube_scheduler_node_pool) gives them; empty for none.
+    type: dict
+    default: {}
+    suboptions:
+      labels:
+        description: The labels every node of the pool carries.
+        type: dict
+      taint:
+        description: The taint the pool's nodes carry, which keeps the default scheduler's pods off them.
+        type: dict
+        suboptions:
+          key:
+            description: The taint's key.
+            type: str
+            required: true
+          value:
+            description: The taint's value (empty for none).
+            type: str
+            default: ''
+          effect:
+            description: The taint's effect.
+            type: str
+            choices: [NoSchedule, PreferNoSchedule, NoExecute]
+            default: NoSchedule
+  route:
+    description:
+      - Whether pods will be routed to the scheduler by a C(MutatingAdmissionPolicy); fails when the cluster serves none.
+    type: bool
+    default: false
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
   - kubesched.scheduler._attributes
@@ -136,6 +174,17 @@ lease_holder:
   description: The holder of the Lease before the run (empty when there is none).
   returned: with O(state=present) and O(leader_elect=true)
   type: str
+admission_policy_api:
+  description: The apiVersion at which the cluster serves C(MutatingAdmissionPolicy); empty when it serves none.
+  returned: unless O(version_only=true)
+  type: str
+  sample: admissionregistration.k8s.io/v1
+node_pool_nodes:
+  description: The nodes that carry the labels of O(node_pool) (empty without a pool).
+  returned: with O(state=present)
+  type: list
+  elements: str
+  sample: [kubesched-worker2]
 api_requests:
   description: Requests made to the API server.
   returned: always
@@ -161,6 +210,22 @@ OPTIONS = {
     "registry_url": {"type": "str", "default": ""},
     "registry_username": {"type": "str", "default": ""},
     "registry_password": {"type": "str", "default": "", "no_log": True},
+    "node_pool": {
+        "type": "dict",
+        "default": {},
+        "options": {
+            "labels": {"type": "dict"},
+            "taint": {
+                "type": "dict",
+                "options": {
+                    "key": {"type": "str", "required": True, "no_log": False},
+                    "value": {"type": "str", "default": ""},
+                    "effect": {"type": "str", "default": "NoSchedule", "choices": ["NoSchedule", "PreferNoSchedule", "NoExecute"]},
+                },
+            },
+        },
+    },
+    "route": {"type": "bool", "default": False},
 }
 
 

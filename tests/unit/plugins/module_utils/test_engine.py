@@ -127,19 +127,29 @@ class FakeKube:
                 self.logs[f"{NAME}-trial"] = 'E0101 run.go:72] "command failed" err="NoSuchPlugin does not exist"\n'
 
     # the API
-    def get(self, kind, name, namespace=None):
+    def get(self, kind, name, namespace=None, api_version=None):
         self.requests += 1
         self.reconcile()
         if kind == "ClusterRole" and name == "system:kube-scheduler":
             return None
         return copy.deepcopy(self.store.get((kind, namespace, name)))
 
-    def list(self, kind, namespace=None, label_selector=None):
+    def list(self, kind, namespace=None, label_selector=None, field_selector=None):
         self.requests += 1
         self.reconcile()
         wanted = dict(part.split("=", 1) for part in (label_selector or "").split(",") if part)
-        return [copy.deepcopy(o) for (k, ns, dummy), o in sorted(self.store.items(), key=lambda item: str(item[0])) if k == kind and ns == namespace
-                and all((o["metadata"].get("labels") or {}).get(a) == b for a, b in wanted.items())]
+        fields = dict(part.split("=", 1) for part in (field_selector or "").split(",") if part)
+        return [copy.deepcopy(o) for (k, ns, dummy), o in sorted(self.store.items(), key=lambda item: str(item[0]))
+                if k == kind and (namespace is None or ns == namespace)
+                and all((o["metadata"].get("labels") or {}).get(a) == b for a, b in wanted.items())
+                and all(self.field(o, path) == value for path, value in fields.items())]
+
+    @staticmethod
+    def field(obj, path):
+        """A field selector's field of an object (``spec.nodeName``), '' when it is not set."""
+        for part in path.split("."):
+            obj = (obj or {}).get(part)
+        return obj or ""
 
     def apply(self, obj, dry_run=False):
         self.requests += 1
@@ -157,7 +167,7 @@ class FakeKube:
             merged["metadata"]["generation"] = (before or {}).get("metadata", {}).get("generation", 0) + 1
         return self.put(merged)
 
-    def delete(self, kind, name, namespace=None, propagation=None, grace_period=None, dry_run=False):
+    def delete(self, kind, name, namespace=None, propagation=None, grace_period=None, dry_run=False, api_version=None):
         self.requests += 1
         key = (kind, namespace, name)
         if key not in self.store:

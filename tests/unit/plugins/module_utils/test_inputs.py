@@ -56,7 +56,7 @@ def messages(given):
     result = ArgumentSpecValidator(SPEC).validate(role_values(given), validate_role_argument_spec=True)
     if result.error_messages:
         return result.error_messages
-    return inputs.check_common(result.validated_parameters) + inputs.check_deploy(result.validated_parameters)
+    return inputs.check(list(inputs.CHECKS), result.validated_parameters)
 
 
 def test_every_templated_default_is_resolved():
@@ -71,6 +71,7 @@ def test_the_specs_and_the_defaults_name_the_same_variables():
 def test_the_checks_read_only_variables_of_the_specs():
     assert set(inputs.COMMON_VARIABLES) <= set(_options("common"))
     assert set(inputs.DEPLOY_VARIABLES) <= set(SPEC)
+    assert set(inputs.SHARING_VARIABLES) <= set(SPEC)
 
 
 def test_the_defaults_pass():
