@@ -59,7 +59,12 @@ REASON_WAITING = "Waiting"
 REASON_NO_SCHEDULER = "NoScheduler"
 REASON_NOT_RUNNING = "SchedulerNotRunning"
 
-STATES = ("scheduled", "pending")
+STATES = ("scheduled", "pending", "rejected")
+STATE_SCHEDULED, STATE_PENDING, STATE_REJECTED = STATES
+# What the kubelet writes into the status of a pod it refuses to admit after the bind (Kubelet.rejectPod): phase
+# Failed, the admission's reason (OutOfcpu, OutOfmemory, OutOfpods, NodeAffinity, TaintToleration, NodeShutdown, ...)
+# and this message prefix.
+REJECTED_PREFIX = "Pod was rejected"
 MAX_LISTED_PODS = 10
 MAX_LISTED_GROUPS = 10
 NOT_FOUND = "pod not found"
@@ -244,13 +249,14 @@ def node_name_preset(pod):
     PodScheduled condition in the same write and leaves managedFields alone; spec.nodeName cannot be
     changed by an update afterwards. So the node was preset when the pod is a mirror pod, when it has
     a node but no True PodScheduled condition (no kubelet admitted it yet), or when a managedFields
-    entry of the pod itself (not of a subresource) owns ``f:spec.f:nodeName``.
+    entry of the pod itself (not of a subresource) owns ``f:spec.f:nodeName``. A pod the kubelet
+    rejected has no conditions left (the kubelet replaces its status), so only the last two tell.
     """
     metadata = pod.get("metadata") or {}
     if MIRROR_POD_ANNOTATION in (metadata.get("annotations") or {}):
         return True
     condition = _condition(pod, "PodScheduled")
-    if not condition or condition.get("status") != "True":
+    if (not condition or condition.get("status") != "True") and not rejected_by_kubelet(pod):
         return True
     for entry in metadata.get("managedFields") or []:
         if entry.get("subresource"):
@@ -261,12 +267,20 @@ def node_name_preset(pod):
     return False
 
 
+def rejected_by_kubelet(pod):
+    """Whether the kubelet of the pod's node refused to admit it after it was bound: phase Failed with a message
+    ``Pod was rejected: ...`` (two schedulers that bound onto the same free capacity, a node that changed, ...)."""
+    status = pod.get("status") or {}
+    return bool((pod.get("spec") or {}).get("nodeName")) and status.get("phase") == "Failed" and (status.get("message") or "").startswith(REJECTED_PREFIX)
+
+
 def pod_record(pod):
     """The placement record of one pod from the pod alone, before its events are known (see apply_events).
 
     A pod whose spec.nodeName was preset is final here: whatever an event says, no scheduler placed it.
     A pending pod with neither a PodScheduled condition nor scheduling gates is left with ``reason``
-    None; apply_events or explain_waiting fills it in.
+    None; apply_events or explain_waiting fills it in. A pod the kubelet rejected after the bind is bound
+    (``scheduled``) with ``state`` rejected, and the kubelet's reason and message.
     """
     metadata = pod.get("metadata") or {}
     spec = pod.get("spec") or {}
@@ -281,6 +295,7 @@ def pod_record(pod):
         "scheduler_name": spec.get("schedulerName") or DEFAULT_SCHEDULER,
         "node": node,
         "scheduled": is_scheduled(pod),
+        "state": STATE_PENDING,
         "scheduled_by": None,
         "evidence": None,
         "scheduled_at": None,
@@ -289,6 +304,9 @@ def pod_record(pod):
     }
     condition_true = bool(condition and condition.get("status") == "True")
     if record["scheduled"]:
+        record["state"] = STATE_SCHEDULED
+        if rejected_by_kubelet(pod):
+            record.update(state=STATE_REJECTED, reason=status.get("reason") or "Rejected", message=status.get("message"))
         scheduled_at = condition.get("lastTransitionTime") if condition_true else None
         if node and node_name_preset(pod):
             record.update(evidence=EVIDENCE_PRESET, scheduled_at=scheduled_at)
@@ -496,7 +514,7 @@ def explain_waiting(records, presence=None, lookup_errors=()):
 
 
 def summarize(records):
-    """Counts by state, by scheduler, by evidence, by node and by pending reason."""
+    """Counts by state, by scheduler, by evidence, by node, by pending reason and by the kubelet's reason of a rejection."""
     summary = {
         "total": len(records),
         "scheduled": 0,
@@ -505,8 +523,13 @@ def summarize(records):
         "by_evidence": {},
         "by_node": {},
         "by_reason": {},
+        "rejected": 0,
+        "by_rejection": {},
     }
     for record in records:
+        if record["state"] == STATE_REJECTED:
+            summary["rejected"] += 1
+            summary["by_rejection"][record["reason"]] = summary["by_rejection"].get(record["reason"], 0) + 1
         if record["scheduled"]:
             summary["scheduled"] += 1
             summary["by_evidence"][record["evidence"]] = summary["by_evidence"].get(record["evidence"], 0) + 1
@@ -537,14 +560,19 @@ def pod_problems(record, scheduler_name=None, state=None, nodes=None):
     """Why one placement record does not meet the expectations; an empty list when it does."""
     problems = []
     if record["scheduled"]:
-        if state == "pending":
+        rejected = record["state"] == STATE_REJECTED
+        if state == STATE_PENDING:
             problems.append(f"scheduled on node {record['node']}" if record["node"] else "scheduled")
+        if state == STATE_SCHEDULED and rejected:
+            problems.append(f"rejected by the kubelet of node {record['node']} after the bind ({record['reason']}: {record['message']})")
+        if state == STATE_REJECTED and not rejected:
+            problems.append(f"scheduled on node {record['node']}, not rejected" if record["node"] else "scheduled, not rejected")
         if scheduler_name and record["scheduled_by"] != scheduler_name:
             problems.append(f"placed by {_who(record)}, expected {scheduler_name}")
         if nodes and record["node"] not in nodes:
             problems.append(f"on node {record['node']}, expected one of {', '.join(nodes)}")
         return problems
-    if state == "scheduled" or (state != "pending" and (scheduler_name or nodes)):
+    if state in (STATE_SCHEDULED, STATE_REJECTED) or (state != STATE_PENDING and (scheduler_name or nodes)):
         problems.append(f"pending ({record['reason']}: {record['message']})")
     if scheduler_name and record["scheduler_name"] != scheduler_name:
         problems.append(f"spec.schedulerName is {record['scheduler_name']}, expected {scheduler_name}")

@@ -17,6 +17,10 @@ description:
   - For a pending pod, reports why, with the latest C(FailedScheduling) message, the pod's C(PodScheduled)
     condition, its scheduling gates, that the scheduler of its C(spec.schedulerName) is installed but
     not running, or that no scheduler serves it at all.
+  - Reports a pod that the kubelet of its node refused to admit after a scheduler bound it as V(rejected)
+    (RV(pods[].state)), with the scheduler that bound it and the kubelet's reason and message - two schedulers that bound
+    onto the same free capacity at once (C(OutOfcpu), C(OutOfmemory), C(OutOfpods)), or a node that no longer matches
+    the pod (C(NodeAffinity), C(TaintToleration)).
   - Optionally checks expectations (O(scheduler_name), O(state), O(nodes)), fails when a pod does not
     meet them, and with O(wait=true) polls until they hold or O(wait_timeout) runs out.
   - The number of lists does not depend on the number of pods. Each poll lists the pods once and the
@@ -70,9 +74,10 @@ options:
     type: str
   state:
     description:
-      - Expect every selected pod to be V(scheduled) (bound to a node) or V(pending) (not bound yet).
+      - Expect every selected pod to be V(scheduled) (bound to a node, and not rejected by its kubelet), V(pending) (not
+        bound yet) or V(rejected) (bound, then refused by the kubelet of its node).
     type: str
-    choices: [scheduled, pending]
+    choices: [scheduled, pending, rejected]
   nodes:
     description:
       - Expect every selected pod to be bound to one of these nodes. A pending pod does not meet it.
@@ -255,6 +260,17 @@ pods:
       type: bool
       returned: always
       sample: true
+    state:
+      description:
+        - V(scheduled) when the pod is bound to a node; V(pending) when it is not yet.
+        - V(rejected) when it was bound and the kubelet of its node then refused to admit it (the pod's C(status.phase) is
+          C(Failed) and its C(status.message) starts with C(Pod was rejected), as the kubelet writes it). RV(pods[].scheduled)
+          is true, RV(pods[].scheduled_by) the scheduler that bound it, RV(pods[].reason) and RV(pods[].message) the
+          kubelet's (C(status.reason) and C(status.message)).
+      type: str
+      returned: always
+      choices: [scheduled, pending, rejected]
+      sample: rejected
     scheduled_by:
       description:
         - The scheduler that bound the pod, null when it is pending or its node was preset.
@@ -292,11 +308,16 @@ pods:
           C(Lease kube-system/my-scheduler held by my-scheduler-7d9f_1a2b last renewed 2025-11-29T19:42:12Z, expired 95s ago;
           Deployment kube-system/my-scheduler (0/1 ready)).
         - V(Waiting) when nothing was recorded yet but its scheduler runs (or could not be checked).
+        - For a pod the kubelet rejected (RV(pods[].state=rejected)), the kubelet's reason, such as V(OutOfcpu),
+          V(OutOfmemory), V(OutOfpods) or V(NodeAffinity).
       type: str
       returned: always
       sample: FailedScheduling
     message:
-      description: The explanation that goes with RV(pods[].reason), null for a bound pod.
+      description:
+        - The explanation that goes with RV(pods[].reason), null for a bound pod.
+        - "For a rejected pod the kubelet's message, for example C(Pod was rejected: Node didn't have enough resource: cpu,
+          requested: 1200, used: 1300, capacity: 2000)."
       type: str
       returned: always
       sample: "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient cpu."
@@ -342,6 +363,16 @@ summary:
       type: dict
       returned: always
       sample: {"FailedScheduling": 1}
+    rejected:
+      description: Number of pods the kubelet of their node rejected after the bind (counted among RV(summary.scheduled) too).
+      type: int
+      returned: always
+      sample: 1
+    by_rejection:
+      description: Number of rejected pods per reason of the kubelet.
+      type: dict
+      returned: always
+      sample: {"OutOfcpu": 1}
 unmet:
   description:
     - The pods that do not meet the expectations and why; empty when they all do or there are none.

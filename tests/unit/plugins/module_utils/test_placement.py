@@ -316,6 +316,8 @@ def test_summary(records):
         "by_evidence": {"event": 3, "node_name_preset": 2, "pod": 1},
         "by_node": {"kubesched-worker": 3, "ghost-node": 1, "kubesched-worker2": 2},
         "by_reason": {"Waiting": 2, "SchedulingGated": 1, "NoScheduler": 1, "FailedScheduling": 2, "Unschedulable": 1},
+        "rejected": 0,
+        "by_rejection": {},
     }
 
 

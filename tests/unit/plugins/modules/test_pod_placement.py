@@ -57,6 +57,7 @@ def test_reports_every_pod(capsys, recorded):
         "scheduler_name": "my-scheduler",
         "node": "kubesched-worker",
         "scheduled": True,
+        "state": "scheduled",
         "scheduled_by": "my-scheduler",
         "evidence": "event",
         "scheduled_at": "2025-11-29T19:40:01.118734Z",
