@@ -164,9 +164,21 @@ down() {
   log "cluster $CLUSTER_NAME and registry $REGISTRY_NAME removed; cached images and builds stay in $KUBESCHED_CACHE and docker"
 }
 
+# One `up` or `down` of a cluster at a time: a second call (another test run on the same machine) waits for the
+# first, then finds the cluster up, instead of judging a cluster being created unhealthy and deleting it.
+serialized() {
+  mkdir -p "$KUBESCHED_CACHE"
+  exec 9>"$KUBESCHED_CACHE/.cluster-$CLUSTER_NAME.lock"
+  if ! flock -n 9; then
+    log "another cluster.sh is bringing $CLUSTER_NAME up or down: waiting for it"
+    flock 9
+  fi
+  "$@"
+}
+
 case "${1:-}" in
-  up) up ;;
-  down) down ;;
+  up) serialized up ;;
+  down) serialized down ;;
   status) status ;;
   context) echo "$CONTEXT" ;;
   *) die "usage: cluster.sh up|down|status|context" ;;

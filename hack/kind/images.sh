@@ -7,6 +7,8 @@
 #   registry    a registry from Debian's docker-registry, with its own config and no auth
 #   rootfs      the debootstrapped Debian trees the images start from
 #   node        the kind node image: Debian + systemd + containerd + kubelet, every image preloaded
+#   prometheus  Debian's Prometheus server (the host's package) on the tools image, pushed to the local registry
+#               for molecule/leader_election's alert test; prints the image's name
 # usage: images.sh TARGET...   (all = every target, in order)
 # A recipe's key carries a "recipe:NAME-vN" salt: bump it when a recipe changes what it builds.
 . "$(dirname "$0")/lib.sh"
@@ -143,7 +145,7 @@ target_registry() {
   build_context kubesched.local/registry:latest "$k" "$ctx"; rm -rf "$ctx"
 }
 
-NODE_PACKAGES="systemd,systemd-sysv,dbus,containerd,runc,containernetworking-plugins,iptables,nftables,conntrack,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,e2fsprogs,bash,ca-certificates,curl,jq,procps,socat,ebtables"
+NODE_PACKAGES="systemd,systemd-sysv,dbus,containerd,runc,containernetworking-plugins,iptables,nftables,conntrack,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,e2fsprogs,bash,ca-certificates,curl,jq,procps,socat,ebtables,python3"
 
 # node_image: prints the node image's name; builds it unless an image with its key exists.
 target_node() {
@@ -230,12 +232,31 @@ target_node() {
   echo "$image"
 }
 
+# target_prometheus: the Prometheus of the host's Debian package (hack/kind/install-host.sh installs it; promtool comes
+# with it) on the tools image, as user nobody, in the local registry under a tag of its key; prints its name.
+target_prometheus() {
+  tools_image >&2
+  local bin=/usr/bin/prometheus k ctx image
+  [ -x "$bin" ] || die "$bin is missing: apt-get install prometheus (hack/kind/install-host.sh installs it)"
+  k=$(key "$TOOLS_IMAGE" "$bin" "recipe:prometheus-v1")
+  image=localhost:$REGISTRY_PORT/kubesched-prometheus:$k
+  ctx=$(mktemp -d); cp "$bin" "$ctx/prometheus"
+  printf 'FROM %s\nCOPY prometheus /usr/local/bin/prometheus\nUSER 65534:65534\nENTRYPOINT ["/usr/local/bin/prometheus"]\n' "$TOOLS_IMAGE" > "$ctx/Dockerfile"
+  build_context "$image" "$k" "$ctx" >&2; rm -rf "$ctx"
+  if ! curl -fsS -o /dev/null -H 'Accept: application/vnd.docker.distribution.manifest.v2+json' \
+      "http://localhost:$REGISTRY_PORT/v2/kubesched-prometheus/manifests/$k" 2>/dev/null; then
+    log "docker push $image"
+    docker push -q "$image" >/dev/null
+  fi
+  echo "$image"
+}
+
 [ $# -gt 0 ] || set -- all
 for t in "$@"; do
   case "$t" in
     all) target_busybox; target_registry; target_node >/dev/null ;;
     rootfs) rootfs node "$NODE_PACKAGES" >/dev/null; rootfs tools "$TOOLS_PACKAGES" >/dev/null ;;
-    busybox | components | cni | registry | node) "target_$t" ;;
-    *) die "unknown target $t (rootfs, busybox, components, cni, registry, node, all)" ;;
+    busybox | components | cni | registry | node | prometheus) "target_$t" ;;
+    *) die "unknown target $t (rootfs, busybox, components, cni, registry, node, prometheus, all)" ;;
   esac
 done
