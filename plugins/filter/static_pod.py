@@ -20,9 +20,17 @@ def _call(name, function, *args, **kwargs):
         raise AnsibleFilterError(f"{name}: {error}") from None
 
 
-def static_pod_patch(manifest, config_path, image="", config_sha256=""):
+def static_pod_patch(manifest, config_path, image="", config_sha256="", profiles=None):
     """The manifest with --config=<config_path>, the file's hostPath volume and mount, and optionally another image."""
-    return _call("static_pod_patch", _static_pod.patch_manifest, str(manifest), config_path, image=image or "", config_sha256=config_sha256 or "")
+    return _call(
+        "static_pod_patch",
+        _static_pod.patch_manifest,
+        str(manifest),
+        config_path,
+        image=image or "",
+        config_sha256=config_sha256 or "",
+        profiles=list(profiles or []),
+    )
 
 
 def static_pod_info(manifest):

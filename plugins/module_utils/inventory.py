@@ -47,6 +47,8 @@ DEFAULT_SCHEDULER = placement.DEFAULT_SCHEDULER
 SCHEDULER_LABEL = placement.SCHEDULER_LABEL
 NODE_LEASE_NAMESPACE = placement.NODE_LEASE_NAMESPACE
 MIRROR_POD_ANNOTATION = placement.MIRROR_POD_ANNOTATION
+# What kubesched.scheduler.main_scheduler writes on the static pod (module_utils/static_pod.py PROFILES_ANNOTATION).
+STATIC_PROFILES_ANNOTATION = placement.PROFILES_ANNOTATION
 COMPONENT_LABEL = "component"
 KUBE_SCHEDULER = "kube-scheduler"
 SYSTEM_NAMESPACE = "kube-system"
@@ -522,6 +524,11 @@ def static_scheduler(pod, get_configmap):
     container = scheduler_container(spec) or {}
     flags = parse_flags(command_line(container))
     configuration = read_configuration(spec, container, metadata.get("namespace"), flags, get_configmap)
+    annotated = [name.strip() for name in ((metadata.get("annotations") or {}).get(STATIC_PROFILES_ANNOTATION) or "").split(",") if name.strip()]
+    if configuration["profiles"] is None and annotated:
+        # The file is on the node: the main_scheduler role wrote its profiles beside its sha256 on the pod.
+        source = f"annotation {STATIC_PROFILES_ANNOTATION} (the file is on the node: {configuration['config']})"
+        configuration = dict(configuration, profiles=annotated, profiles_source=source)
     status = container_status(pod, container.get("name"))
     entry = _workload(KIND_STATIC, metadata.get("namespace"), metadata.get("name"), container, configuration, flags, container.get("image"))
     entry.update(

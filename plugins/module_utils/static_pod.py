@@ -15,7 +15,10 @@ Patching the manifest (``patch_manifest``):
 * a hostPath volume of the file (type ``File``) and its read-only mount at the same path;
 * optionally another image;
 * the annotation ``kubesched.io/config-sha256`` on the pod, so that a new configuration is a new pod
-  spec: the kubelet restarts a static pod only when its manifest changes.
+  spec: the kubelet restarts a static pod only when its manifest changes;
+* the annotation ``kubesched.io/scheduler-profiles`` (the schedulerNames of the file's profiles, comma-separated):
+  the file is on the node, and the mirror pod's annotations are what the API server can tell of it
+  (``kubesched.scheduler.scheduler_info`` reads them).
 
 The result is a fixed point: patching a patched manifest with the same arguments gives the same text.
 """
@@ -31,6 +34,7 @@ except ImportError:  # only the controller's filters (plugins/filter/static_pod.
 
 VOLUME = "kubesched-config"
 HASH_ANNOTATION = "kubesched.io/config-sha256"
+PROFILES_ANNOTATION = "kubesched.io/scheduler-profiles"
 # The flags the configuration file owns once --config is given (kube-scheduler's deprecated and
 # leader-election flags, which would override the file's values).
 OWNED_FLAGS = (
@@ -142,8 +146,9 @@ def _plain(value):
     return "".join(str(value or ""))
 
 
-def patch_pod(pod, config_path, image="", config_sha256="", volume=VOLUME):
+def patch_pod(pod, config_path, image="", config_sha256="", volume=VOLUME, profiles=()):
     """The Pod (a dict, not changed) with the configuration of ``patch_manifest``."""
+    profiles = ",".join(_plain(name) for name in profiles or () if name)
     # plain str: YAML cannot represent the str subclasses templating hands over (ansible-core's data tags)
     config_path, image, config_sha256, volume = (_plain(value) for value in (config_path, image, config_sha256, volume))
     if not str(config_path).startswith("/"):
@@ -161,16 +166,18 @@ def patch_pod(pod, config_path, image="", config_sha256="", volume=VOLUME):
     volumes = list(spec.get("volumes") or [])
     spec["volumes"] = _set_named(volumes, {"hostPath": {"path": config_path, "type": "File"}, "name": volume})
     metadata = pod.setdefault("metadata", {})
-    if config_sha256:
-        annotations = dict(metadata.get("annotations") or {})
-        annotations[HASH_ANNOTATION] = config_sha256
+    annotations = dict(metadata.get("annotations") or {})
+    for key, value in ((HASH_ANNOTATION, config_sha256), (PROFILES_ANNOTATION, profiles)):
+        if value:
+            annotations[key] = value
+    if annotations:
         metadata["annotations"] = annotations
     return pod
 
 
-def patch_manifest(text, config_path, image="", config_sha256="", volume=VOLUME):
+def patch_manifest(text, config_path, image="", config_sha256="", volume=VOLUME, profiles=()):
     """The manifest ``text`` with kube-scheduler reading ``config_path`` (see the module's docstring)."""
-    return dump(patch_pod(load(text), config_path, image=image, config_sha256=config_sha256, volume=volume))
+    return dump(patch_pod(load(text), config_path, image=image, config_sha256=config_sha256, volume=volume, profiles=profiles))
 
 
 def trial_command(text, extra=("--master=https://127.0.0.1:9", "--write-config-to=/dev/null")):

@@ -16,9 +16,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+import yaml
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.kubesched.scheduler.plugins.module_utils import inventory
+from ansible_collections.kubesched.scheduler.plugins.module_utils import inventory, static_pod
 from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import Kube, KubeError
 from ansible_collections.kubesched.scheduler.plugins.modules import scheduler_info
 
@@ -799,6 +800,27 @@ def test_a_config_file_on_the_node_is_not_readable(kind_cluster):
     assert entry["profiles_source"] == "not readable through the API (on the node: /etc/kubernetes/scheduler-config.yaml)"
     assert entry["serves"] == ["default-scheduler"]
     assert entry["config"] == "/etc/kubernetes/scheduler-config.yaml"
+
+
+def test_a_config_file_on_the_node_tells_its_profiles_by_the_main_scheduler_annotation(kind_cluster):
+    """The main_scheduler role writes the profiles beside the file's sha256 on the static pod (static_pod.patch_pod)."""
+    pod = yaml.safe_load(
+        static_pod.patch_manifest(
+            yaml.safe_dump(dict(named(kind_cluster["pods"], STATIC), apiVersion="v1", kind="Pod")),
+            "/etc/kubernetes/kubesched/kube-scheduler-config.yaml",
+            config_sha256="abc",
+            profiles=["default-scheduler", "binpack-scheduler"],
+        )
+    )
+
+    def get_configmap(namespace, name):
+        raise AssertionError("no ConfigMap to read")
+
+    entry = inventory.static_scheduler(pod, get_configmap)
+    assert entry["profiles"] == entry["serves"] == ["default-scheduler", "binpack-scheduler"]
+    assert entry["profiles_source"] == (
+        "annotation kubesched.io/scheduler-profiles (the file is on the node: /etc/kubernetes/kubesched/kube-scheduler-config.yaml)"
+    )
 
 
 @pytest.mark.parametrize(

@@ -185,6 +185,12 @@ def test_patch_sets_image_and_hash_annotation():
     assert static_pod.info(static_pod.dump(pod))["config_sha256"] == "abc"
 
 
+def test_patch_writes_the_profiles_annotation():
+    pod = yaml.safe_load(static_pod.patch_manifest(MANIFEST, CONFIG, config_sha256="abc", profiles=["default-scheduler", "binpack"]))
+    assert pod["metadata"]["annotations"] == {static_pod.HASH_ANNOTATION: "abc", static_pod.PROFILES_ANNOTATION: "default-scheduler,binpack"}
+    assert "annotations" not in yaml.safe_load(static_pod.patch_manifest(MANIFEST, CONFIG))["metadata"]
+
+
 def test_patch_is_a_fixed_point():
     once = static_pod.patch_manifest(MANIFEST, CONFIG, config_sha256="abc")
     assert static_pod.patch_manifest(once, CONFIG, config_sha256="abc") == once
