@@ -355,12 +355,18 @@ def prune(kube, refs, check_mode):
 
 
 def waiting_pods(kube, names):
-    """``namespace/name`` of the pods not bound to a node whose schedulerName is one of ``names`` (one list each)."""
+    """``namespace/name`` of the pods not bound to a node whose schedulerName is one of ``names`` (one list each), and
+    why they could not be listed ('' when they could)."""
     pods = []
     for name in names:
-        for pod in live(kube.list("Pod", field_selector=f"spec.schedulerName={name},spec.nodeName=,status.phase=Pending")):
-            pods.append(f"{pod['metadata']['namespace']}/{pod['metadata']['name']}")
-    return sorted(pods)
+        try:
+            found = kube.list("Pod", field_selector=f"spec.schedulerName={name},spec.nodeName=,status.phase=Pending")
+        except KubeError as exc:
+            if exc.status not in (401, 403):
+                raise
+            return [], f"could not list the pods left waiting for schedulerName {', '.join(names)}: {exc}"
+        pods += [f"{pod['metadata']['namespace']}/{pod['metadata']['name']}" for pod in live(found)]
+    return sorted(pods), ""
 
 
 def converge(kube, params, check_mode=False, diff=False):
@@ -576,7 +582,9 @@ def remove(kube, params, check_mode=False, diff=False):
             result["changes"].append(f"Namespace {ns_name} deleted")
     result["changes"] += lock_converge(kube, lock, "absent", check_mode)
     # Pods that asked for the removed names wait for a scheduler that is gone; a pod's schedulerName cannot change.
-    result["pending_pods"] = waiting_pods(kube, served)
+    result["pending_pods"], unlisted = waiting_pods(kube, served)
+    if unlisted:
+        result["warnings"] = [f"Removed, but {unlisted}."]
     if result["pending_pods"]:
         shown = ", ".join(result["pending_pods"][:10]) + (f" and {len(result['pending_pods']) - 10} more" if len(result["pending_pods"]) > 10 else "")
         result["warnings"] = [
@@ -704,7 +712,7 @@ def has_taint(node, taint):
 
 def pool_warnings(name, pool, nodes):
     """What lets default-scheduler and the scheduler ``name`` place pods onto the same nodes. ``pool`` is
-    kube_scheduler_node_pool, ``nodes`` the nodes that carry its labels."""
+    kube_scheduler_node_pool, ``nodes`` the nodes that carry its labels (None when they could not be listed)."""
     if not (pool or {}).get("labels"):
         return [
             f"kube_scheduler_node_pool is not set: {name} and default-scheduler can place pods onto the same nodes. Two schedulers do "
@@ -714,9 +722,9 @@ def pool_warnings(name, pool, nodes):
             "(kube_scheduler_main_profiles_extra of the role main_scheduler)."
         ]
     selector = label_selector(pool["labels"])
-    names = [node["metadata"]["name"] for node in nodes]
+    names = [node["metadata"]["name"] for node in nodes or []]
     warnings = []
-    if not nodes:
+    if nodes == []:
         warnings.append(
             f"No node carries the labels of kube_scheduler_node_pool ({selector}): the pods of {name} stay Pending until one does "
             f"(kubectl label nodes <node> {selector.replace(',', ' ')})."
@@ -732,7 +740,7 @@ def pool_warnings(name, pool, nodes):
             "main_scheduler)."
         )
     else:
-        untainted = [node["metadata"]["name"] for node in nodes if not has_taint(node, taint)]
+        untainted = [node["metadata"]["name"] for node in nodes or [] if not has_taint(node, taint)]
         if untainted:
             warnings.append(
                 f"Node(s) {', '.join(untainted)} carry the labels of kube_scheduler_node_pool ({selector}) but not its taint {taint_text(taint)}: "
@@ -812,8 +820,15 @@ def preflight(connect, params):
                 "kube_scheduler_lock_name (the default is kube_scheduler_name), or remove the other scheduler."
             )
     pool = params.get("node_pool") or {}
-    nodes = kube.list("Node", label_selector=label_selector(pool["labels"])) if pool.get("labels") else []
-    result["node_pool_nodes"] = sorted(node["metadata"]["name"] for node in nodes)
+    nodes = []
+    try:
+        nodes = kube.list("Node", label_selector=label_selector(pool["labels"])) if pool.get("labels") else []
+    except KubeError as exc:
+        if exc.status not in (401, 403):
+            raise
+        warnings.append(f"Could not list the nodes of kube_scheduler_node_pool ({exc}): their labels and taint were not checked.")
+        nodes = None
+    result["node_pool_nodes"] = sorted(node["metadata"]["name"] for node in nodes or [])
     result["warnings"] = warnings + pool_warnings(name, pool, nodes)
     result["api_requests"] = kube.requests
     return result

@@ -349,3 +349,31 @@ def test_good_sharing_input_passes(given):
     assert validated.error_messages == []
     assert inputs.check_sharing(validated.validated_parameters) == []
     assert inputs.check_sharing(role_values(given)) == []
+
+
+class Forbidden(SharedKube):
+    """A user who may not list nodes nor pods in all namespaces."""
+
+    def list(self, kind, namespace=None, label_selector=None, field_selector=None):
+        if kind == "Node" or (kind == "Pod" and namespace is None):
+            self.requests += 1
+            raise KubeError(403, "Forbidden", json.dumps({"message": f"{kind.lower()}s is forbidden"}))
+        return super().list(kind, namespace, label_selector, field_selector)
+
+
+def test_a_user_who_may_not_list_nodes_gets_a_warning(monkeypatch):
+    kube = Forbidden()
+    monkeypatch.setattr(engine, "Kube", lambda api: kube)
+    result = engine.preflight(lambda: None, preflight_params(node_pool=POOL))
+    assert result["node_pool_nodes"] == []
+    assert result["warnings"] == [
+        "Could not list the nodes of kube_scheduler_node_pool ((403) Forbidden: nodes is forbidden): their labels and taint were not checked."
+    ]
+
+
+def test_a_user_who_may_not_list_pods_everywhere_still_removes_it():
+    kube = Forbidden()
+    engine.converge(kube, params())
+    result = engine.remove(kube, params("absent"))
+    assert ("Deployment", NS, NAME) not in kube.store and result["pending_pods"] == []
+    assert result["warnings"] == [f"Removed, but could not list the pods left waiting for schedulerName {NAME}: (403) Forbidden: pods is forbidden."]
