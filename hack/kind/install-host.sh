@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the offline kind platform needs on this host, idempotently:
-# Debian's docker.io (and starts dockerd when it is not running), debootstrap, busybox-static, podman,
+# Debian's docker.io (and starts dockerd when it is not running), debootstrap, busybox-static, podman, prometheus,
 # kind $KIND_VERSION from the Go module proxy, and, only on hosts that cannot start a privileged
 # container, the runc wrapper that drops CAP_SYS_RESOURCE (see README.md, "Why a runc wrapper").
 . "$(dirname "$0")/lib.sh"
@@ -20,6 +20,12 @@ need_pkg jq jq
 need_pkg git git
 need_pkg make make
 need_pkg podman podman  # the podman path of the image role, in molecule/reliability (part least_privilege)
+# promtool for the alert rules' unit tests, and the Prometheus server images.sh packages for molecule/leader_election.
+# Debian starts the server where systemd runs; this host needs only the binaries.
+if ! command -v promtool >/dev/null 2>&1; then
+  need_pkg promtool prometheus
+  if [ -d /run/systemd/system ]; then systemctl disable --now prometheus prometheus-node-exporter >/dev/null 2>&1 || true; fi
+fi
 
 start_dockerd() {
   if docker info >/dev/null 2>&1; then return 0; fi

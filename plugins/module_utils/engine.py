@@ -210,6 +210,9 @@ def run_trial(kube, deployment, configmap, timeout, image, fix):
     start = monotonic()
     trial_cm, trial_pod = trial_objects(deployment, configmap, kube.manager)
     name, namespace = trial_pod["metadata"]["name"], trial_pod["metadata"]["namespace"]
+    priority = trial_pod["spec"].get("priorityClassName")
+    if priority and kube.get("PriorityClass", priority) is None:  # one this run creates, after the trial
+        del trial_pod["spec"]["priorityClassName"]
     for kind in ("Pod", "ConfigMap"):  # an interrupted run's leftovers
         if kube.delete(kind, name, namespace, grace_period=0):
             wait_gone(kube, kind, name, namespace, timeout)
@@ -600,6 +603,9 @@ def remove(kube, params, check_mode=False, diff=False):
 
 # --- the preflight ---------------------------------------------------------------------------------
 
+# What a ServiceMonitor and a PrometheusRule need: the Prometheus Operator's API.
+MONITORING_API = "monitoring.coreos.com/v1"
+MONITORING_RESOURCES = ("servicemonitors", "prometheusrules")
 NO_REGISTRY = "With kube_scheduler_image_target=kind or local the Deployment names repo:tag without asking a registry."
 
 
@@ -806,6 +812,16 @@ def preflight(connect, params):
         raise EngineError(
             f"kube_scheduler_lock_namespace '{lock_namespace}' does not exist: the scheduler creates its Lease there but not the "
             "namespace. Create it, set kube_scheduler_lock_namespace_create: true, or use kube-system."
+        )
+    # The Prometheus Operator's API (one GET), for the ServiceMonitor and PrometheusRule; a priority class the run does not make.
+    if params.get("metrics"):
+        result["monitoring_api"] = set(MONITORING_RESOURCES) <= set(kube.resources(MONITORING_API))
+    priority = params.get("priority_class")
+    if priority and kube.get("PriorityClass", priority) is None:
+        raise EngineError(
+            f"kube_scheduler_priority_class_name '{priority}' is no PriorityClass of this cluster (kubectl get priorityclasses lists "
+            "them): create it first, leave kube_scheduler_priority_class_name at its default (system-cluster-critical in kube-system, "
+            f"else {name}-critical, which the role creates), or empty it for none."
         )
     result["digest"] = params.get("image_digest") or ""
     if params["image_target"] == "registry" and not result["digest"]:

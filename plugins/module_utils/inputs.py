@@ -26,6 +26,11 @@ LABEL_PATTERN = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
 # A Lease name: a DNS subdomain.
 SUBDOMAIN_PATTERN = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$"
 DIGEST_PATTERN = r"^(sha256:[0-9a-f]{64})?$"
+# A Prometheus duration (the `for` of an alert rule): units from years to milliseconds, largest first.
+PROMETHEUS_DURATION_PATTERN = r"^(0|(?=\d)(\d+y)?(\d+w)?(\d+d)?(\d+h)?(\d+m)?(\d+s)?(\d+ms)?)$"
+# The alert rules of kube_scheduler_alert_for, and who may be bound to read the metrics.
+ALERT_RULES = ("down", "no_leader", "errors", "unschedulable", "unserved")
+SUBJECT_KINDS = ("ServiceAccount", "User", "Group")
 # A label key (a qualified name with an optional DNS subdomain prefix) and a label value, as Kubernetes validates them.
 LABEL_KEY_PATTERN = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$"
 LABEL_VALUE_PATTERN = r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$"
@@ -65,6 +70,10 @@ DEPLOY_VARIABLES = (
     "kube_scheduler_extra_args",
     "kube_scheduler_verbosity",
     "kube_scheduler_wait_timeout",
+    "kube_scheduler_metrics_reader_subjects",
+    "kube_scheduler_metrics_labels",
+    "kube_scheduler_alert_for",
+    "kube_scheduler_priority_class_name",
     "kube_scheduler_image_digest",
 )
 
@@ -220,6 +229,7 @@ def check_deploy(values):
         )
 
     messages.extend(_check_durations(values, leader_elect))
+    messages.extend(_check_metrics(values))
 
     qps = values["kube_scheduler_client_qps"]
     burst = values["kube_scheduler_client_burst"]
@@ -258,6 +268,51 @@ def check_deploy(values):
             f"Check kube_scheduler_extra_args (--config is set by the role), kube_scheduler_verbosity ({_show(verbosity)}, "
             f"0 or more), kube_scheduler_wait_timeout ({_show(wait_timeout)}, seconds above 0) and kube_scheduler_image_digest "
             f"('{_show(digest)}', empty or sha256: and 64 hexadecimal digits)."
+        )
+    return messages
+
+
+def _check_metrics(values):
+    """The readers of /metrics, the labels of the ServiceMonitor and PrometheusRule, the alert rules' durations and the
+    priority class of the pods."""
+    messages = []
+    subjects = values["kube_scheduler_metrics_reader_subjects"]
+    for index, subject in enumerate(subjects if isinstance(subjects, list) else [subjects]):
+        if not (
+            isinstance(subject, dict)
+            and set(subject) <= {"kind", "name", "namespace", "apiGroup"}
+            and subject.get("kind") in SUBJECT_KINDS
+            and isinstance(subject.get("name"), str)
+            and subject["name"]
+            and (_match(LABEL_PATTERN, subject.get("namespace") or "") if subject["kind"] == "ServiceAccount" else not subject.get("namespace"))
+        ):
+            messages.append(
+                f"kube_scheduler_metrics_reader_subjects[{index}] is {_show(subject)}: give each subject a kind ({', '.join(SUBJECT_KINDS)}), "
+                "a name and, for a ServiceAccount only, its namespace, for example {kind: ServiceAccount, name: prometheus-k8s, "
+                "namespace: monitoring}."
+            )
+    labels = values["kube_scheduler_metrics_labels"]
+    if labels and not _labels_valid(labels):
+        messages.append(
+            f"kube_scheduler_metrics_labels is {_show(labels)}: give label keys and values as kubectl label takes them, for example "
+            "{release: kube-prometheus-stack}, or {} for none."
+        )
+    durations = values["kube_scheduler_alert_for"]
+    wrong = (
+        [f"{key}: {_show(value)}" for key, value in durations.items() if key not in ALERT_RULES or not _match(PROMETHEUS_DURATION_PATTERN, value)]
+        if isinstance(durations, dict)
+        else [_show(durations)]
+    )
+    if wrong:
+        messages.append(
+            f"kube_scheduler_alert_for has {', '.join(wrong)}: give the for duration of the alert rules {', '.join(ALERT_RULES)} "
+            "as Prometheus durations (for example 30s, 5m or 1h30m); a rule left out keeps its default."
+        )
+    priority = values["kube_scheduler_priority_class_name"]
+    if priority and not (_match(SUBDOMAIN_PATTERN, priority) and len(str(priority)) <= 253):
+        messages.append(
+            f"kube_scheduler_priority_class_name is '{_show(priority)}': name a PriorityClass (a DNS subdomain name, such as "
+            "system-cluster-critical), or leave it at its default, or empty for none."
         )
     return messages
 

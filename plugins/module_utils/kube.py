@@ -35,6 +35,10 @@ KINDS = {
     "RoleBinding": ("/apis/rbac.authorization.k8s.io/v1", "rolebindings", True),
     "Lease": ("/apis/coordination.k8s.io/v1", "leases", True),
     "PodDisruptionBudget": ("/apis/policy/v1", "poddisruptionbudgets", True),
+    "PriorityClass": ("/apis/scheduling.k8s.io/v1", "priorityclasses", False),
+    # The Prometheus Operator's, where the cluster serves them.
+    "ServiceMonitor": ("/apis/monitoring.coreos.com/v1", "servicemonitors", True),
+    "PrometheusRule": ("/apis/monitoring.coreos.com/v1", "prometheusrules", True),
     "Node": ("/api/v1", "nodes", False),
     # Served as v1 from Kubernetes 1.36, as v1beta1 before when enabled: the object's apiVersion chooses.
     "MutatingAdmissionPolicy": ("/apis/admissionregistration.k8s.io/v1", "mutatingadmissionpolicies", False),

@@ -36,6 +36,9 @@ description:
     taking back only what the collection added. The routing goes before the scheduler, being listed after it. Pods not
     bound yet whose C(spec.schedulerName) is one the scheduler served are listed in RV(pending_pods) and in a warning.
   - It makes no API discovery and one request per object read or written; RV(api_requests) counts them.
+  - The deploy role also gives it a C(PriorityClass), a C(PodDisruptionBudget), the metrics C(Service), C(ClusterRole) and
+    C(ClusterRoleBinding) and, of the Prometheus Operator's C(monitoring.coreos.com/v1), a C(ServiceMonitor) and a C(PrometheusRule),
+    before the Deployment; the trial Pod leaves out a C(priorityClassName) whose PriorityClass does not exist yet.
 options:
   state:
     description:

@@ -18,6 +18,8 @@ description:
   - Fails, naming the variable and the fix, when the cluster cannot be reached, the name is served by another
     Deployment, a namespace is missing, the Lease is held by another scheduler, or the registry does not answer, refuses
     to show the tag or does not have it.
+  - With O(metrics=true) it reads whether the cluster serves the Prometheus Operator's C(monitoring.coreos.com/v1), and with
+    O(priority_class) whether that PriorityClass exists (failing, naming the variable, when it does not).
   - The registry is asked with the distribution API (C(HEAD /v2/<repository>/manifests/<tag>)), anonymously, with basic
     authentication, or with the token flow (a 401 with C(WWW-Authenticate Bearer) is answered with a token from the realm).
   - It reads at which apiVersion the API server serves C(MutatingAdmissionPolicy) (C(GET /apis/admissionregistration.k8s.io/v1),
@@ -100,6 +102,18 @@ options:
     description: The registry password or token.
     type: str
     default: ''
+  metrics:
+    description:
+      - Whether the scheduler's metrics are to be scraped; the preflight then reads whether the cluster serves the Prometheus
+        Operator's API (C(GET /apis/monitoring.coreos.com/v1), one request) for the ServiceMonitor and PrometheusRule.
+    type: bool
+    default: false
+  priority_class:
+    description:
+      - A PriorityClass the scheduler's pods name that the run does not create; fails, naming the variable, when the cluster
+        has none of that name. Empty checks none.
+    type: str
+    default: ''
   node_pool:
     description:
       - The nodes of the scheduler, as the role's C(kube_scheduler_node_pool) gives them; empty for none.
@@ -174,6 +188,10 @@ lease_holder:
   description: The holder of the Lease before the run (empty when there is none).
   returned: with O(state=present) and O(leader_elect=true)
   type: str
+monitoring_api:
+  description: Whether the cluster serves C(servicemonitors) and C(prometheusrules) of C(monitoring.coreos.com/v1).
+  returned: with O(state=present) and O(metrics=true)
+  type: bool
 admission_policy_api:
   description: The apiVersion at which the cluster serves C(MutatingAdmissionPolicy); empty when it serves none.
   returned: unless O(version_only=true)
@@ -210,6 +228,8 @@ OPTIONS = {
     "registry_url": {"type": "str", "default": ""},
     "registry_username": {"type": "str", "default": ""},
     "registry_password": {"type": "str", "default": "", "no_log": True},
+    "metrics": {"type": "bool", "default": False},
+    "priority_class": {"type": "str", "default": ""},
     "node_pool": {
         "type": "dict",
         "default": {},

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from ansible_collections.kubesched.scheduler.plugins.module_utils.metrics import PORT
+
 ROOT = Path(__file__).resolve().parents[3]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 BIN = Path(sys.executable).parent
 PLAYBOOK = """
 - name: Render the second scheduler
@@ -32,6 +36,11 @@ OBJECTS = [
     "40-configmap.yaml",
     "50-deployment.yaml",
 ]
+# The metrics Service and the ClusterRole that may read /metrics (kube_scheduler_metrics_enabled, on by default), and the
+# Prometheus Operator's ServiceMonitor and PrometheusRule, which render mode writes too; kubernetes-validate has no
+# schema of the latter two.
+METRICS = ["42-service-metrics.yaml", "43-clusterrole-metrics-reader.yaml"]
+MONITORING = ["45-servicemonitor.yaml", "46-prometheusrule.yaml"]
 
 pytestmark = pytest.mark.skipif(not (BIN / "ansible-playbook").exists(), reason="ansible-playbook is not installed next to this Python")
 
@@ -110,16 +119,20 @@ def dedicated_mode(workdir):
         kube_scheduler_profiles_extra=[{"schedulerName": "team-a-batch"}],
         kube_scheduler_tolerations=[{"key": "dedicated", "operator": "Equal", "value": "scheduling", "effect": "NoSchedule"}],
         kube_scheduler_node_selector={"kubernetes.io/os": "linux"},
-        kube_scheduler_priority_class_name="system-cluster-critical",
+        kube_scheduler_metrics_reader_subjects=[
+            {"kind": "ServiceAccount", "name": "prometheus", "namespace": "monitoring"},
+            {"kind": "Group", "name": "team-a:observers"},
+        ],
+        kube_scheduler_metrics_labels={"release": "kube-prometheus-stack"},
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     return out
 
 
 def test_patch_mode_writes_one_valid_manifest_per_object(patch_mode):
-    assert sorted(p.name for p in patch_mode.glob("*.yaml")) == OBJECTS
-    output = validate(sorted(patch_mode.glob("*.yaml")))
-    assert output.count("passed") == len(OBJECTS)
+    assert sorted(p.name for p in patch_mode.glob("*.yaml")) == sorted(OBJECTS + METRICS + MONITORING)
+    output = validate(sorted(patch_mode / name for name in OBJECTS + METRICS))
+    assert output.count("passed") == len(OBJECTS + METRICS)
 
 
 def test_patch_mode_manifests(patch_mode):
@@ -185,9 +198,10 @@ def test_patch_mode_writes_a_guarded_json_patch(patch_mode):
 
 def test_dedicated_mode(dedicated_mode):
     files = sorted(p.name for p in dedicated_mode.glob("*.yaml"))
-    assert files == sorted([*OBJECTS, "05-namespace.yaml", "15-clusterrole-dedicated.yaml"])
+    disruption = ["41-priorityclass.yaml", "44-clusterrolebinding-metrics-reader.yaml", "47-poddisruptionbudget.yaml"]
+    assert files == sorted([*OBJECTS, *METRICS, *MONITORING, *disruption, "05-namespace.yaml", "15-clusterrole-dedicated.yaml"])
     assert not (dedicated_mode / "patches").exists() or not any((dedicated_mode / "patches").iterdir())
-    validate(sorted(dedicated_mode.glob("*.yaml")))
+    validate(sorted(p for p in dedicated_mode.glob("*.yaml") if p.name not in MONITORING))
 
     role = load(dedicated_mode / "15-clusterrole-dedicated.yaml")
     assert role["metadata"]["name"] == "team-a-scheduler-scheduler"
@@ -221,7 +235,8 @@ def test_dedicated_mode(dedicated_mode):
     assert pod["containers"][0]["image"] == "localhost:5001/team-a:v1.37.2@sha256:" + "a" * 64
     assert pod["containers"][0]["securityContext"] == {"privileged": False}
     assert "securityContext" not in pod
-    assert pod["priorityClassName"] == "system-cluster-critical"
+    # Outside kube-system the pods take the PriorityClass the role creates.
+    assert pod["priorityClassName"] == "team-a-scheduler-critical"
     assert pod["nodeSelector"] == {"kubernetes.io/os": "linux"}
     assert pod["tolerations"][0]["key"] == "dedicated"
 
@@ -230,6 +245,88 @@ def test_config_change_changes_the_checksum(patch_mode, dedicated_mode):
     first = load(patch_mode / "50-deployment.yaml")["spec"]["template"]["metadata"]["annotations"]
     second = load(dedicated_mode / "50-deployment.yaml")["spec"]["template"]["metadata"]["annotations"]
     assert first["kubesched.io/config-checksum"] != second["kubesched.io/config-checksum"]
+
+
+def promtool(*args, cwd):
+    """Debian's promtool (hack/kind/install-host.sh installs the prometheus package) on the rendered rules."""
+    binary = shutil.which("promtool")
+    assert binary, "promtool is missing: apt-get install prometheus (hack/kind/install-host.sh installs it)"
+    return subprocess.run([binary, *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_patch_mode_metrics(patch_mode):
+    service = load(patch_mode / "42-service-metrics.yaml")
+    assert service["metadata"] == {
+        "name": "my-scheduler-metrics",
+        "namespace": "kube-system",
+        "labels": {
+            "app.kubernetes.io/name": "my-scheduler",
+            "app.kubernetes.io/managed-by": "kubesched.scheduler",
+            "kubesched.io/scheduler-name": "my-scheduler",
+        },
+    }
+    # Headless: an address per ready pod, so that every pod is scraped, not one picked at random.
+    assert service["spec"]["clusterIP"] == "None"
+    pod_labels = load(patch_mode / "50-deployment.yaml")["spec"]["template"]["metadata"]["labels"]
+    assert service["spec"]["selector"].items() <= pod_labels.items()
+    assert service["spec"]["ports"] == [{"name": "https-metrics", "port": PORT, "targetPort": PORT, "protocol": "TCP"}]
+    reader = load(patch_mode / "43-clusterrole-metrics-reader.yaml")
+    assert reader["metadata"]["name"] == "my-scheduler-metrics-reader"
+    assert reader["rules"] == [{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}]
+    monitor = load(patch_mode / "45-servicemonitor.yaml")
+    assert monitor["apiVersion"] == "monitoring.coreos.com/v1"
+    assert monitor["spec"]["selector"]["matchLabels"].items() <= service["metadata"]["labels"].items()
+    assert monitor["spec"]["namespaceSelector"] == {"matchNames": ["kube-system"]}
+    assert monitor["spec"]["endpoints"][0]["port"] == "https-metrics"
+    assert monitor["spec"]["endpoints"][0]["scheme"] == "https"
+    # One source: the PrometheusRule holds the groups of the plain rules file.
+    rule = load(patch_mode / "46-prometheusrule.yaml")
+    assert rule["spec"] == load(patch_mode / "prometheus" / "my-scheduler-alerts.yaml")
+    # In kube-system the pods run at the default scheduler's own priority; one replica has no PodDisruptionBudget.
+    assert load(patch_mode / "50-deployment.yaml")["spec"]["template"]["spec"]["priorityClassName"] == "system-cluster-critical"
+
+
+def test_patch_mode_alert_rules_pass_promtool(patch_mode, tmp_path):
+    shutil.copy(patch_mode / "prometheus" / "my-scheduler-alerts.yaml", tmp_path)
+    shutil.copy(FIXTURES / "my-scheduler-alerts.test.yml", tmp_path)
+    checked = promtool("check", "rules", "my-scheduler-alerts.yaml", cwd=tmp_path)
+    assert checked.returncode == 0 and "SUCCESS: 5 rules found" in checked.stdout, checked.stdout + checked.stderr
+    tested = promtool("test", "rules", "my-scheduler-alerts.test.yml", cwd=tmp_path)
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    names = [rule["alert"] for rule in load(tmp_path / "my-scheduler-alerts.yaml")["groups"][0]["rules"]]
+    assert names == ["KubeschedSchedulerDown", "KubeschedSchedulerNoLeader", "KubeschedSchedulingErrors", "KubeschedPodsUnschedulable", "KubeschedPodsUnserved"]
+    assert all(f"alertname: {name}" in (FIXTURES / "my-scheduler-alerts.test.yml").read_text() for name in names)
+
+
+def test_dedicated_mode_metrics_and_disruption(dedicated_mode, tmp_path):
+    binding = load(dedicated_mode / "44-clusterrolebinding-metrics-reader.yaml")
+    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "team-a-scheduler-metrics-reader"}
+    assert binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": "prometheus", "namespace": "monitoring"},
+        {"kind": "Group", "name": "team-a:observers", "apiGroup": "rbac.authorization.k8s.io"},
+    ]
+    for name in MONITORING:
+        assert load(dedicated_mode / name)["metadata"]["labels"]["release"] == "kube-prometheus-stack"
+    priority = load(dedicated_mode / "41-priorityclass.yaml")
+    assert (priority["metadata"]["name"], priority["value"], priority["globalDefault"]) == ("team-a-scheduler-critical", 1000000000, False)
+    budget = load(dedicated_mode / "47-poddisruptionbudget.yaml")
+    assert budget["spec"]["maxUnavailable"] == 1
+    assert budget["spec"]["selector"] == load(dedicated_mode / "50-deployment.yaml")["spec"]["selector"]
+    assert "unhealthyPodEvictionPolicy" not in budget["spec"]  # rendered for 1.23, which does not know it
+    shutil.copy(dedicated_mode / "prometheus" / "team-a-scheduler-alerts.yaml", tmp_path)
+    shutil.copy(FIXTURES / "team-a-scheduler-alerts.test.yml", tmp_path)
+    tested = promtool("test", "rules", "team-a-scheduler-alerts.test.yml", cwd=tmp_path)
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+
+
+def test_metrics_off_and_no_priority_class(workdir, tmp_path):
+    out = tmp_path / "out"
+    result = run_playbook(workdir, out, "kube_scheduler_metrics_enabled=false", "kube_scheduler_priority_class_name=", "kube_scheduler_replicas=2")
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    assert sorted(p.name for p in out.glob("*.yaml")) == sorted([*OBJECTS, "47-poddisruptionbudget.yaml"])
+    assert not (out / "prometheus").exists()
+    assert "priorityClassName" not in load(out / "50-deployment.yaml")["spec"]["template"]["spec"]
+    assert load(out / "47-poddisruptionbudget.yaml")["spec"]["unhealthyPodEvictionPolicy"] == "AlwaysAllow"
 
 
 def render(workdir, tmp_path, *strings):
@@ -260,6 +357,10 @@ def test_strings_from_the_command_line_render_real_types(workdir, tmp_path):
     assert config["leaderElection"]["leaderElect"] is False
     assert deployment["spec"]["replicas"] == 1
     assert "--v=4" in deployment["spec"]["template"]["spec"]["containers"][0]["command"]
+    # Without leader election there is no Lease to lose: no no-leader rule, and "served" is "up".
+    rules = {rule["alert"]: rule for rule in load(tmp_path / "out" / "prometheus" / "my-scheduler-alerts.yaml")["groups"][0]["rules"]}
+    assert "KubeschedSchedulerNoLeader" not in rules
+    assert rules["KubeschedPodsUnserved"]["expr"].endswith('unless on() (sum(up{job="my-scheduler-metrics"}) > 0)')
 
 
 CASES = """

@@ -318,6 +318,38 @@ def test_trial_pod_never_connects_and_mounts_its_own_configmap():
     assert trial_cm["data"] == cm["data"] and "kubesched.io/pod-template" not in pod["metadata"]["labels"]
 
 
+class TrialKube(FakeKube):
+    """FakeKube that records the Pods applied."""
+
+    def __init__(self):
+        super().__init__()
+        self.pods_applied = []
+
+    def apply(self, obj, dry_run=False):
+        if obj["kind"] == "Pod":
+            self.pods_applied.append(obj)
+        return super().apply(obj, dry_run)
+
+
+def trial_pod(kube, class_name):
+    """The trial Pod of a first install whose pods name the PriorityClass ``class_name``."""
+    run = params()
+    run["objects"][-1]["spec"]["template"]["spec"]["priorityClassName"] = class_name
+    engine.converge(kube, run)
+    return next(pod for pod in kube.pods_applied if pod["metadata"]["name"] == f"{NAME}-trial")
+
+
+def test_the_trial_leaves_out_a_priority_class_the_run_creates_after_it(fast):
+    assert "priorityClassName" not in trial_pod(TrialKube(), f"{NAME}-critical")["spec"]
+
+
+def test_the_trial_keeps_a_priority_class_that_exists(fast):
+    """So that an API server refusing the class in this namespace (a ResourceQuota's limitedResources) refuses the trial."""
+    kube = TrialKube()
+    kube.put({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "system-cluster-critical"}, "value": 2000000000})
+    assert trial_pod(kube, "system-cluster-critical")["spec"]["priorityClassName"] == "system-cluster-critical"
+
+
 def test_rolled_out():
     d = deployment()
     d["metadata"]["generation"] = 2

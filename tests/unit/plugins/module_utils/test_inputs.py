@@ -35,6 +35,9 @@ PRESETS = _load(ROLES / "deploy" / "vars" / "main.yml")["__kube_scheduler_tuning
 TEMPLATED = {
     "kube_scheduler_lock_name": lambda values: values["kube_scheduler_name"],
     "kube_scheduler_image_tag": lambda values: values["kube_scheduler_version"],
+    "kube_scheduler_priority_class_name": lambda values: (
+        "system-cluster-critical" if values["kube_scheduler_namespace"] == "kube-system" else values["kube_scheduler_name"] + "-critical"
+    ),
     **{
         f"kube_scheduler_{setting}": (lambda values, setting=setting: PRESETS.get(values["kube_scheduler_tuning"], PRESETS["default"])[setting])
         for setting in ("client_qps", "client_burst", "parallelism", "percentage_of_nodes_to_score")
