@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from test_engine import LABELS, NAME, NS, FakeKube, objects, params
-from test_engine import fast as fast_clock  # noqa: F401 pylint: disable=unused-import (the clock fixture every test here uses)
+# the clock fixture every test here uses (pytestmark below), imported for pytest, not for the code
+from test_engine import fast as fast_clock  # noqa: F401 pylint: disable=unused-import
 from test_inputs import SPEC, role_values
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import engine, inputs
