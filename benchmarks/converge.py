@@ -66,6 +66,15 @@ def check_installed(context, name, namespace):
     raise benchlib.BenchError(f"the Lease {name} is not held by a pod of the new Deployment")
 
 
+# The files render mode writes of the Prometheus Operator's monitoring.coreos.com/v1.
+MONITORING_FILES = ("45-servicemonitor.yaml", "46-prometheusrule.yaml")
+
+
+def monitoring_served(context):
+    served = kubectl(context, "api-resources", "--api-group=monitoring.coreos.com", "-o", "name").split()
+    return {"servicemonitors.monitoring.coreos.com", "prometheusrules.monitoring.coreos.com"} <= set(served)
+
+
 def kubectl_converge(context, name, namespace, rendered):
     start = time.monotonic()
     kubectl(context, "patch", "clusterrole", "system:kube-scheduler", "--type=json", f"--patch-file={rendered}/patches/clusterrole-system-kube-scheduler.yaml")
@@ -110,6 +119,11 @@ def main():
         empty_playbook = Path(tmp) / "empty.yml"
         empty_playbook.write_text("- name: Nothing\n  hosts: localhost\n  gather_facts: false\n  tasks: []\n")
         benchlib.playbook("site.yml", {**variables, "kube_scheduler_render_dir": str(rendered), "kube_scheduler_image_digest": digest}, "--tags", "deploy")
+        # Render mode writes the Prometheus Operator's objects whatever the cluster serves; the role applies them
+        # only where it serves monitoring.coreos.com/v1, and so does the kubectl leg.
+        if not monitoring_served(args.context):
+            for kind in MONITORING_FILES:
+                (rendered / kind).unlink(missing_ok=True)
         for rep in range(args.repetitions):
             order = ["collection", "kubectl"] if rep % 2 == 0 else ["kubectl", "collection"]
             for approach in order:
