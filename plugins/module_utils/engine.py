@@ -802,6 +802,14 @@ def preflight(connect, params):
             "two schedulers with the same name would both bind the same pods. Choose another kube_scheduler_name, or set "
             "kube_scheduler_namespace to the namespace of the existing one to manage it."
         )
+    # The cluster's own kube-scheduler may serve the name too, as a profile of its configuration (one list of kube-system).
+    main = main_scheduler_serving(kube, name, warnings)
+    if main:
+        raise EngineError(
+            f"kube_scheduler_name '{name}' is already served by the cluster's own kube-scheduler ({', '.join(main)}: a profile of its "
+            "configuration): two schedulers with the same name would both bind the same pods. Choose another kube_scheduler_name, or "
+            "leave that name to the main scheduler's profile (the main_scheduler role's kube_scheduler_main_profiles_extra)."
+        )
     existing = {ns: kube.get("Namespace", ns) is not None for ns in dict.fromkeys((namespace, lock_namespace))}
     result.update(namespace_exists=existing[namespace], lock_namespace_exists=existing[lock_namespace])
     if not existing[namespace]:
@@ -848,6 +856,28 @@ def preflight(connect, params):
     result["warnings"] = warnings + pool_warnings(name, pool, nodes)
     result["api_requests"] = kube.requests
     return result
+
+
+def main_scheduler_serving(kube, name, warnings):
+    """The mirror pods of the cluster's own kube-scheduler (static Pods of the control-plane nodes) whose configuration is known
+    to serve ``name``: read from a ConfigMap it mounts, or from the profiles the main_scheduler role wrote on the pod. A
+    configuration that cannot be read through the API is not guessed at."""
+    from ansible_collections.kubesched.scheduler.plugins.module_utils import inventory
+
+    try:
+        pods = kube.list("Pod", inventory.SYSTEM_NAMESPACE, label_selector=f"{inventory.COMPONENT_LABEL}={inventory.KUBE_SCHEDULER}")
+    except KubeError as exc:
+        if exc.status not in (401, 403):
+            raise
+        warnings.append(f"Could not list the pods of kube-system ({exc}): whether the cluster's own kube-scheduler serves the name was not checked.")
+        return []
+    found = []
+    for pod in pods:
+        if inventory.is_static_scheduler(pod):
+            entry = inventory.static_scheduler(pod, lambda namespace, configmap: kube.get("ConfigMap", configmap, namespace))
+            if name in (entry["profiles"] or []):
+                found.append(f"{entry['namespace']}/{entry['name']}")
+    return found
 
 
 def run_preflight(connect, params, check_mode=False, diff=False):

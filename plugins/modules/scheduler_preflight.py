@@ -13,11 +13,13 @@ author:
 description:
   - The one read of the cluster and of the registry that the role P(kubesched.scheduler.deploy#role) makes before it renders
     anything. It reads the API server's version (which chooses the KubeSchedulerConfiguration apiVersion and the rules of a
-    dedicated ClusterRole), whether another Deployment already serves the scheduler name, whether the namespaces exist,
-    who holds the lock's Lease, and the digest of the image's tag in its registry.
+    dedicated ClusterRole), whether another Deployment already serves the scheduler name, whether a profile of the cluster's
+    own kube-scheduler (its static Pods' mirror pods in C(kube-system)) serves it, whether the namespaces exist, who holds
+    the lock's Lease, and the digest of the image's tag in its registry.
   - Fails, naming the variable and the fix, when the cluster cannot be reached, the name is served by another
-    Deployment, a namespace is missing, the Lease is held by another scheduler, or the registry does not answer, refuses
-    to show the tag or does not have it.
+    Deployment or by a profile of the main scheduler (known from a ConfigMap it mounts, or from the profiles the role
+    P(kubesched.scheduler.main_scheduler#role) notes on its pod), a namespace is missing, the Lease is held by another
+    scheduler, or the registry does not answer, refuses to show the tag or does not have it.
   - With O(metrics=true) it reads whether the cluster serves the Prometheus Operator's C(monitoring.coreos.com/v1), and with
     O(priority_class) whether that PriorityClass exists (failing, naming the variable, when it does not).
   - The registry is asked with the distribution API (C(HEAD /v2/<repository>/manifests/<tag>)), anonymously, with basic

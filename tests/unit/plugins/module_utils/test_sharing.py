@@ -245,6 +245,58 @@ def test_preflight_on_a_beta_cluster_reads_the_feature_gate(cluster, metrics, ou
         assert f"serves {V1BETA1} MutatingAdmissionPolicy objects but {outcome}" in refused.value.msg
 
 
+def main_scheduler_pod(profiles=None, config="/etc/kubernetes/kubesched/kube-scheduler-config.yaml"):
+    """The mirror pod of a kubeadm kube-scheduler; with ``config``, --config on a hostPath; ``profiles`` as the main_scheduler role notes them."""
+    annotations = {"kubernetes.io/config.mirror": "abc"}
+    if profiles:
+        annotations["kubesched.io/scheduler-profiles"] = ",".join(profiles)
+    command = ["kube-scheduler", "--kubeconfig=/etc/kubernetes/scheduler.conf"] + ([f"--config={config}"] if config else [])
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "kube-scheduler-cp-1",
+            "namespace": "kube-system",
+            "labels": {"component": "kube-scheduler", "tier": "control-plane"},
+            "annotations": annotations,
+        },
+        "spec": {
+            "nodeName": "cp-1",
+            "containers": [{"name": "kube-scheduler", "image": "registry.k8s.io/kube-scheduler:v1.37.2", "command": command}],
+            "volumes": [{"name": "kubesched", "hostPath": {"path": "/etc/kubernetes/kubesched"}}],
+        },
+        "status": {"phase": "Running"},
+    }
+
+
+def test_preflight_refuses_a_name_that_a_profile_of_the_main_scheduler_serves(cluster):
+    kube = cluster()
+    kube.put(main_scheduler_pod(profiles=["default-scheduler", NAME]))
+    with pytest.raises(engine.EngineError) as refused:
+        engine.preflight(lambda: None, preflight_params())
+    msg = refused.value.msg
+    assert msg.startswith(f"kube_scheduler_name '{NAME}' is already served by the cluster's own kube-scheduler (kube-system/kube-scheduler-cp-1")
+    assert "Choose another kube_scheduler_name" in msg and "kube_scheduler_main_profiles_extra" in msg
+
+
+@pytest.mark.parametrize(
+    "pod",
+    [
+        main_scheduler_pod(profiles=["default-scheduler", "binpack-scheduler"]),
+        # the configuration on the node, not noted on the pod: not guessed at
+        main_scheduler_pod(),
+        # kubeadm's own: no --config, the default profile only
+        main_scheduler_pod(config=None),
+    ],
+    ids=["other-profiles", "unreadable", "kubeadm"],
+)
+def test_preflight_lets_a_name_the_main_scheduler_does_not_serve_pass(cluster, pod):
+    kube = cluster()
+    kube.put(pod)
+    result = engine.preflight(lambda: None, preflight_params())
+    assert "msg" not in result and result["namespace_exists"] is True
+
+
 def test_the_gate_of_the_real_cluster_is_read():
     kube = SharedKube(metrics=GATE_137)
     assert engine.feature_enabled(kube, "MutatingAdmissionPolicy") is True
