@@ -297,6 +297,7 @@ def pod_record(pod):
         "scheduled": is_scheduled(pod),
         "state": STATE_PENDING,
         "scheduled_by": None,
+        "scheduler_process": None,
         "evidence": None,
         "scheduled_at": None,
         "reason": None,
@@ -556,8 +557,18 @@ def _who(record):
     return "no scheduler (spec.nodeName was preset)"
 
 
-def pod_problems(record, scheduler_name=None, state=None, nodes=None):
-    """Why one placement record does not meet the expectations; an empty list when it does."""
+def same_process(name, expected, processes=None):
+    """Whether schedulerName ``name`` is ``expected`` or a profile of the same scheduler process (``processes``: profile ->
+    process, see look_up_processes)."""
+    if name == expected:
+        return True
+    process = (processes or {}).get(expected)
+    return bool(process) and (processes or {}).get(name) == process
+
+
+def pod_problems(record, scheduler_name=None, state=None, nodes=None, processes=None):
+    """Why one placement record does not meet the expectations; an empty list when it does. A pod placed by (or asking for)
+    another profile of the process that serves ``scheduler_name`` meets ``scheduler_name``."""
     problems = []
     if record["scheduled"]:
         rejected = record["state"] == STATE_REJECTED
@@ -567,19 +578,29 @@ def pod_problems(record, scheduler_name=None, state=None, nodes=None):
             problems.append(f"rejected by the kubelet of node {record['node']} after the bind ({record['reason']}: {record['message']})")
         if state == STATE_REJECTED and not rejected:
             problems.append(f"scheduled on node {record['node']}, not rejected" if record["node"] else "scheduled, not rejected")
-        if scheduler_name and record["scheduled_by"] != scheduler_name:
+        if scheduler_name and not same_process(record["scheduled_by"], scheduler_name, processes):
             problems.append(f"placed by {_who(record)}, expected {scheduler_name}")
         if nodes and record["node"] not in nodes:
             problems.append(f"on node {record['node']}, expected one of {', '.join(nodes)}")
         return problems
     if state in (STATE_SCHEDULED, STATE_REJECTED) or (state != STATE_PENDING and (scheduler_name or nodes)):
         problems.append(f"pending ({record['reason']}: {record['message']})")
-    if scheduler_name and record["scheduler_name"] != scheduler_name:
+    if scheduler_name and not same_process(record["scheduler_name"], scheduler_name, processes):
         problems.append(f"spec.schedulerName is {record['scheduler_name']}, expected {scheduler_name}")
     return problems
 
 
-def evaluate(records, scheduler_name=None, state=None, nodes=None, names=None, namespace=None):
+def other_names(records, scheduler_name):
+    """The schedulerNames other than ``scheduler_name`` that placed the records, or that pending ones ask for."""
+    names = set()
+    for record in records:
+        name = record["scheduled_by"] if record["scheduled"] else record["scheduler_name"]
+        if name and name != scheduler_name:
+            names.add(name)
+    return sorted(names)
+
+
+def evaluate(records, scheduler_name=None, state=None, nodes=None, names=None, namespace=None, processes=None):
     """The pods that do not meet the expectations: ``[{namespace, name, problems}]``.
 
     Without expectations nothing is unmet. With some, an empty selection is unmet (there is nothing to
@@ -594,7 +615,7 @@ def evaluate(records, scheduler_name=None, state=None, nodes=None, names=None, n
     for missing in sorted(set(names or []) - found):
         unmet.append({"namespace": namespace, "name": missing, "problems": [NOT_FOUND]})
     for record in records:
-        problems = pod_problems(record, scheduler_name, state, nodes)
+        problems = pod_problems(record, scheduler_name, state, nodes, processes)
         if problems:
             unmet.append({"namespace": record["namespace"], "name": record["name"], "problems": problems})
     return unmet
@@ -821,6 +842,54 @@ def look_up_schedulers(api, names, errors):
     return scheduler_presence(names, leases, deployments, now=cluster.server_now())
 
 
+STATIC_SELECTOR = "component=kube-scheduler"
+SYSTEM_NAMESPACE = "kube-system"
+
+
+def fetch_static_schedulers(api, names):
+    """The pods of kube-system labelled component=kube-scheduler (kubeadm's static Pod of the cluster's own scheduler), page by page."""
+    return fetch_pods(api, SYSTEM_NAMESPACE, STATIC_SELECTOR)
+
+
+def static_profiles(pod):
+    """The schedulerNames a static kube-scheduler serves: those the main_scheduler role noted on it, else its
+    --scheduler-name or the default profile (kubeadm's kube-scheduler, or one whose configuration is on its node)."""
+    metadata = pod.get("metadata") or {}
+    noted = [name.strip() for name in ((metadata.get("annotations") or {}).get(PROFILES_ANNOTATION) or "").split(",") if name.strip()]
+    if noted:
+        return noted
+    for container in (pod.get("spec") or {}).get("containers") or []:
+        for argument in (container.get("command") or []) + (container.get("args") or []):
+            if argument.startswith("--scheduler-name="):
+                return [argument.split("=", 1)[1]]
+    return [DEFAULT_SCHEDULER]
+
+
+def look_up_processes(api, names, errors):
+    """``{schedulerName: process}`` for the processes that serve any of ``names``: a Deployment of this collection
+    (``Deployment <namespace>/<name>``, every profile its annotation lists) or the cluster's own static kube-scheduler
+    (``static Pod kube-system/<mirror pod>[, ...]``, the profiles of static_profiles). One Deployment list and one list
+    of kube-system's kube-scheduler pods."""
+    cluster = as_cluster(api)
+    wanted = set(names)
+    processes = {}
+    for deployment in _lookup(fetch_deployments, cluster, names, "Deployments", errors, lambda item: wanted.intersection(served_names(item))):
+        namespace, name = _metadata_key(deployment)
+        for profile in served_names(deployment):
+            processes.setdefault(profile, f"Deployment {namespace}/{name}")
+
+    def mirror(pod):
+        return MIRROR_POD_ANNOTATION in ((pod.get("metadata") or {}).get("annotations") or {})
+
+    static = {}
+    for pod in _lookup(fetch_static_schedulers, cluster, names, "the pods of kube-system", errors, mirror):
+        static.setdefault(tuple(static_profiles(pod)), []).append(_metadata_key(pod)[1])
+    for profiles, pods in static.items():
+        for profile in profiles:
+            processes.setdefault(profile, f"static Pod {SYSTEM_NAMESPACE}/{', '.join(sorted(pods))}")
+    return processes
+
+
 def gather(api, namespace=None, names=None, label_selectors=None, field_selectors=None, page_size=None):
     """One poll: the placement records of the selected pods.
 
@@ -890,8 +959,17 @@ def run(connect, params, check_mode=False, diff=False):
     def poll():
         return gather(cluster, namespace, names, params.get("label_selectors"), params.get("field_selectors"))
 
+    processes = {}
+    lookup_errors = []
+    looked_up = []
+
     def check(records):
-        return evaluate(records, names=names, namespace=namespace, **expectations)
+        # A pod placed by another name may be of another profile of the same process: looked up once, when first needed.
+        expected = expectations["scheduler_name"]
+        if expected and not looked_up and other_names(records, expected):
+            processes.update(look_up_processes(cluster, [expected, *other_names(records, expected)], lookup_errors))
+            looked_up.append(True)
+        return evaluate(records, names=names, namespace=namespace, processes=processes, **expectations)
 
     wait_timeout = params.get("wait_timeout", 120)
     if params.get("wait"):
@@ -899,7 +977,12 @@ def run(connect, params, check_mode=False, diff=False):
     else:
         records = poll()
         unmet, attempts, timed_out = check(records), 1, False
+    for record in records:
+        if record["scheduled_by"]:
+            record["scheduler_process"] = processes.get(record["scheduled_by"]) or None
     result = {"changed": False, "pods": records, "summary": summarize(records), "unmet": unmet, "attempts": attempts}
+    if lookup_errors:
+        result["warnings"] = [f"Which process serves each profile was not looked up: {'; '.join(dict.fromkeys(lookup_errors))}."]
     if unmet:
         result["msg"] = unmet_message(unmet, len(records), wait_timeout if timed_out else None)
     return result

@@ -71,6 +71,12 @@ options:
       - A pending pod does not meet it, unless O(state=pending), in which case its
         C(spec.schedulerName) must name this scheduler.
       - A pod whose C(spec.nodeName) was set at creation was placed by no scheduler and does not meet it.
+      - A pod placed by another profile of the same kube-scheduler process meets it (one process, one queue and one cache
+        for every profile): a Deployment of P(kubesched.scheduler.deploy#role) serves every schedulerName of its
+        C(kubesched.io/scheduler-profiles) annotation, and the cluster's own static kube-scheduler those the role
+        P(kubesched.scheduler.main_scheduler#role) noted on its pod (else C(default-scheduler)). Which process serves which
+        profile is looked up once per run, only when a selected pod names another scheduler (one Deployment list and one
+        list of the C(component=kube-scheduler) pods of C(kube-system)); RV(pods[].scheduler_process) tells the process.
     type: str
   state:
     description:
@@ -278,6 +284,14 @@ pods:
       type: str
       returned: always
       sample: my-scheduler
+    scheduler_process:
+      description:
+        - The kube-scheduler process that serves the profile RV(pods[].scheduled_by) names, as V(Deployment <namespace>/<name>)
+          or V(static Pod kube-system/<mirror pods>), when it was looked up (O(scheduler_name) given and a selected pod
+          named another scheduler, see O(scheduler_name)); null otherwise.
+      type: str
+      returned: always
+      sample: static Pod kube-system/kube-scheduler-kubesched-control-plane
     evidence:
       description:
         - What the placement (or, for a pending pod, the reason) rests on.

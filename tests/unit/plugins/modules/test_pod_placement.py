@@ -59,6 +59,7 @@ def test_reports_every_pod(capsys, recorded):
         "scheduled": True,
         "state": "scheduled",
         "scheduled_by": "my-scheduler",
+        "scheduler_process": None,
         "evidence": "event",
         "scheduled_at": "2025-11-29T19:40:01.118734Z",
         "reason": None,
