@@ -112,6 +112,52 @@ def throughput(doc):
     return lines + [""] + goals
 
 
+def backlog(doc):
+    summary = doc["summary"]
+    schedulers = doc["parameters"]["schedulers"]
+    baseline = doc["parameters"]["baseline"]
+    lines = [
+        "## Throughput from a backlog",
+        "",
+        f"`{doc['command']}`",
+        "",
+        f"Machine: {machine_line(doc['machine'])}.",
+        "",
+        f"{doc['parameters']['pods']} pause pods per run created while the scheduler under test did not run (the cluster's "
+        "default scheduler: its static Pod's manifest moved out of /etc/kubernetes/manifests on the control-plane node; a second "
+        "scheduler: its Deployment scaled to 0), then the scheduler started again. Rate = pods / (last bind − the new process's "
+        "Lease acquireTime); each run checked (every pod bound to a kwok node, the new process's own "
+        '`scheduler_schedule_attempts_total{result="scheduled"}` at least the pods, no Scheduled event by another scheduler). '
+        "Each scheduler in turn, the order rotating every repetition. Median (min–max, n).",
+        "",
+        "| scheduler | pods bound / s from its Lease | from its first bind | time to bind all | start-up to Lease | ratio to "
+        f"{baseline} (per repetition) | scheduled (its own counter) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name in schedulers:
+        item = summary["schedulers"][name]
+        counted = spread_of([r["attempts"]["scheduled"] for r in doc["runs"] if r["scheduler"] == name])
+        lines.append(
+            f"| {item['label']} (`{name}`) | {spread(item['pods_per_second'], '', 1)} | {spread(item['pods_per_second_from_first_bind'], '', 1)} | "
+            f"{spread(item['drain_seconds'])} | {spread(item['startup_seconds'])} | {spread(item['ratio_to_baseline'], 'x')} | "
+            f"{spread(counted, '', 0)} |"
+        )
+    goals = []
+    if len(schedulers) >= 2:
+        same = summary["schedulers"][schedulers[1]]["ratio_to_baseline"]["median"]
+        goals.append(f"- Second scheduler with the default settings against `{baseline}`: {same:.3f}x (goal >= 1.0x: {goal(same >= 1.0)}).")
+    if len(schedulers) >= 3:
+        tuned = summary["schedulers"][schedulers[2]]["ratio_to_baseline"]["median"]
+        goals.append(f"- Second scheduler with `kube_scheduler_tuning: throughput` against `{baseline}`: {tuned:.3f}x (goal >= 1.5x: {goal(tuned >= 1.5)}).")
+    ceiling = summary["ceiling_creation_per_second"]
+    goals.append(
+        f"- The API server's own pod-create rate on this machine, measured while no scheduler bound the pods (16 client threads, every "
+        f"run): {spread(ceiling, 'pods/s', 1)}. It is the ceiling of the creation-paced figures of the section above: a scheduler there "
+        "cannot bind faster than pods arrive; from a backlog it can."
+    )
+    return lines + [""] + goals
+
+
 def preset_of(label):
     """run.sh labels the scheduler installed with a preset other than default "tuning=NAME"."""
     match = re.search(r"tuning=(\w+)", label)
@@ -309,7 +355,7 @@ def build_image(doc):
     ]
 
 
-SECTIONS = (("throughput", throughput), ("placement", placement), ("converge", converge), ("build_image", build_image))
+SECTIONS = (("throughput", throughput), ("backlog", backlog), ("placement", placement), ("converge", converge), ("build_image", build_image))
 
 
 def main():
