@@ -4,7 +4,8 @@
 #   benchmarks/run.sh full    250 kwok nodes of 400 pods each; results in benchmarks/results/*.json and docs/benchmarks.md
 #   benchmarks/run.sh smoke   20 kwok nodes, small sizes, one repetition; results in a temporary directory
 #   benchmarks/run.sh full placement converge   only the benchmarks named (throughput placement converge
-#                             build_image); report.py still writes every section from the JSON results kept
+#                             build_image, or backlog: the backlog half of throughput alone); report.py still writes
+#                             every section from the JSON results kept
 # Steps: kwok's fake nodes (hack/kind/kwok.sh); two second schedulers installed with the collection from
 # the Kubernetes source at the default version (bench-scheduler with the default settings and
 # bench-scheduler-tuned with kube_scheduler_tuning=throughput); throughput.py and backlog.py (the benchmark
@@ -64,10 +65,12 @@ ansible-playbook playbooks/site.yml --tags deploy -e "$(jq -c '. + {kube_schedul
 stage "bench schedulers installed" "$t"
 
 (cd benchmarks
+ labels="cluster's default scheduler,second scheduler (default settings),second scheduler (tuning=throughput)"
  if want throughput; then t=$(date +%s); "$py" throughput.py --context "$context" --schedulers default-scheduler,bench-scheduler,bench-scheduler-tuned \
-   --labels "cluster's default scheduler,second scheduler (default settings),second scheduler (tuning=throughput)" "${tp[@]}"; stage throughput "$t"
-   t=$(date +%s); "$py" backlog.py --context "$context" --schedulers default-scheduler,bench-scheduler,bench-scheduler-tuned \
-   --labels "cluster's default scheduler,second scheduler (default settings),second scheduler (tuning=throughput)" "${bl[@]}"; stage backlog "$t"; fi
+   --labels "$labels" "${tp[@]}"; stage throughput "$t"; fi
+ # BENCHMARKS=throughput runs both throughput benchmarks; BENCHMARKS=backlog this one alone.
+ if want throughput || want backlog; then t=$(date +%s); "$py" backlog.py --context "$context" \
+   --schedulers default-scheduler,bench-scheduler,bench-scheduler-tuned --labels "$labels" "${bl[@]}"; stage backlog "$t"; fi
  if want converge; then t=$(date +%s); "$py" converge.py --context "$context" --vars "$source_vars" "${cv[@]}"; stage converge "$t"; fi
  if [ "$mode" = full ] && want build_image; then
    t=$(date +%s); "$py" build_image.py --repo "$(../hack/example-repo.sh)" "${bi[@]}"; stage build_image "$t"
