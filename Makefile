@@ -18,6 +18,8 @@ export PATH := $(abspath $(VENV))/bin:/usr/local/bin:$(PATH)
 export ANSIBLE_FORCE_COLOR ?= 0
 MOLECULE_SCENARIOS ?= default leader_election include reliability main_scheduler
 KIND := hack/kind
+comma := ,
+space := $(empty) $(empty)
 KUBE_VERSION ?= $(shell . $(KIND)/versions.env && echo $$DEFAULT_KUBE_VERSION)
 MATRIX_KUBE_VERSIONS ?= $(shell . $(KIND)/versions.env && echo $$MATRIX_KUBE_VERSIONS)
 OLDEST_KUBE_VERSION := $(firstword $(MATRIX_KUBE_VERSIONS))
@@ -108,12 +110,14 @@ molecule: install cluster k8s-source ## every molecule scenario on the kind clus
 	  echo "molecule: scenario $$s passed in $$(( $$(date +%s) - t ))s"; \
 	done
 
-# Two tiers: `make check` needs neither Docker nor a cluster; `make test` runs it, then the end-to-end tier on
-# kind, one stage at a time, and prints each stage's time (hack/stages.sh).
-check: deps lint sanity units docs publish-check ## the tier without Docker or a cluster: lint, sanity, units, the docs site, the Galaxy import check
+# Two tiers: `make check` needs neither Docker nor a cluster; `make test` runs both and prints each stage's time
+# (hack/stages.sh): the .venv and the installed collection first, then the check tier's stages in the background at
+# the lowest CPU priority while the end-to-end tier runs on kind, one stage at a time.
+CHECK_STAGES := lint sanity units docs publish-check
+check: deps $(CHECK_STAGES) ## the tier without Docker or a cluster: lint, sanity, units, the docs site, the Galaxy import check
 
-test: ## everything: `make check`, then the cluster, its smoke test, the token-auth registry check, every molecule scenario and the benchmarks at a small size
-	@hack/stages.sh check cluster cluster-smoke k8s-source registry-token molecule bench-smoke
+test: ## everything: `make check` (in the background), the cluster, its smoke test, the token-auth registry check, every molecule scenario and the benchmarks at a small size
+	@hack/stages.sh install bg:$(subst $(space),$(comma),$(CHECK_STAGES)) cluster cluster-smoke k8s-source registry-token molecule bench-smoke
 
 # The compact end-to-end scenario (molecule/compact) on one Kubernetes version, on that version's
 # own kind cluster: make compact KUBE_VERSION=v1.35.4
