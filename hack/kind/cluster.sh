@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# cluster.sh up|down|status|context — the kind cluster $CLUSTER_NAME of Kubernetes $KUBE_VERSION
+# cluster.sh up|ready|down|status|context — the kind cluster $CLUSTER_NAME of Kubernetes $KUBE_VERSION
 # (1 control-plane + $CLUSTER_WORKERS workers) and the local registry (localhost:$REGISTRY_PORT on
-# the host, the same name on the nodes). `context` prints the cluster's kubectl context.
+# the host, the same name on the nodes). `ready` reuses them when they are up and healthy (no content checks of
+# the cached builds) and is `up` otherwise. `context` prints the cluster's kubectl context.
 . "$(dirname "$0")/lib.sh"
 
 KUBECONFIG_PATH=${KUBECONFIG:-$HOME/.kube/config}
@@ -134,6 +135,17 @@ healthy() {
   kubectl_ -n kube-system wait --for=condition=Ready pods --all --timeout=120s >/dev/null 2>&1
 }
 
+# ready: nothing to do when the cluster exists and is healthy and the registry runs (the first checks of `up`,
+# without its content checks of the cached builds, which `make cluster` made at the start of the run); `up` otherwise.
+# What each molecule scenario's create runs.
+ready() {
+  if cluster_exists "$CLUSTER_NAME" && [ "$(docker inspect -f '{{.State.Running}}' "$REGISTRY_NAME" 2>/dev/null)" = true ] && healthy; then
+    log "cluster $CLUSTER_NAME is up and healthy"
+    return
+  fi
+  up
+}
+
 wait_ready() {
   log "waiting for every node Ready and every kube-system pod Running"
   kubectl_ wait --for=condition=Ready nodes --all --timeout=300s >/dev/null
@@ -178,8 +190,9 @@ serialized() {
 
 case "${1:-}" in
   up) serialized up ;;
+  ready) serialized ready ;;
   down) serialized down ;;
   status) status ;;
   context) echo "$CONTEXT" ;;
-  *) die "usage: cluster.sh up|down|status|context" ;;
+  *) die "usage: cluster.sh up|ready|down|status|context" ;;
 esac
