@@ -22,12 +22,10 @@ usage: backlog.py --context kind-kubesched --schedulers default-scheduler,bench-
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import importlib.util
 import json
 import subprocess
-import sys
 import time
 from datetime import datetime
 
@@ -203,24 +201,11 @@ def one_run(api, scheduler, pods, image, namespace, timeout):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--context", required=True)
-    parser.add_argument("--schedulers", required=True, help="comma-separated schedulerNames; the first is the baseline")
-    parser.add_argument("--labels", default="", help="comma-separated labels for the table, one per scheduler")
+    parser = benchlib.scheduler_arguments(__doc__, "backlog")
     parser.add_argument("--control-plane", default="", help="the kind control-plane node container (default: <cluster>-control-plane)")
-    parser.add_argument("--pods", type=int, default=3000)
-    parser.add_argument("--repetitions", type=int, default=5)
-    parser.add_argument("--timeout", type=int, default=600)
-    parser.add_argument("--name", default="backlog", help="result file name (benchmarks/results/NAME.json)")
     args = parser.parse_args()
-    names = args.schedulers.split(",")
-    labels = args.labels.split(",") if args.labels else names
+    names, labels, image, api, facts = benchlib.side_by_side(args, "backlog")
     node = args.control_plane or args.context.removeprefix("kind-") + "-control-plane"
-    image = benchlib.versions_env()["TEST_POD_IMAGE"]
-    api = benchlib.api_client(args.context)
-    facts = benchlib.machine(api)
-    if facts.get("nodes_kwok", 0) < 1:
-        sys.exit("backlog: no kwok nodes (hack/kind/kwok.sh up NODES)")
     schedulers = {name: DefaultScheduler(api, node) if name == DEFAULT else SecondScheduler(api, name) for name in names}
     runs = []
     try:
@@ -244,34 +229,13 @@ def main():
         for scheduler in schedulers.values():
             with contextlib.suppress(Exception):
                 scheduler.restore()
-    baseline = names[0]
-    base = {r["repetition"]: r["pods_per_second"] for r in runs if r["scheduler"] == baseline}
     summary = {
         "ceiling_creation_per_second": benchlib.spread([r["creation_per_second"] for r in runs]),
-        "schedulers": {},
+        "schedulers": benchlib.by_scheduler(
+            runs, names, labels, ("pods_per_second", "pods_per_second_from_first_bind", "drain_seconds", "startup_seconds")
+        ),
     }
-    for name, label in zip(names, labels, strict=True):
-        mine = [r for r in runs if r["scheduler"] == name]
-        summary["schedulers"][name] = {
-            "label": label,
-            "pods_per_second": benchlib.spread([r["pods_per_second"] for r in mine]),
-            "pods_per_second_from_first_bind": benchlib.spread([r["pods_per_second_from_first_bind"] for r in mine]),
-            "drain_seconds": benchlib.spread([r["drain_seconds"] for r in mine]),
-            "startup_seconds": benchlib.spread([r["startup_seconds"] for r in mine]),
-            "ratio_to_baseline": benchlib.spread([r["pods_per_second"] / base[r["repetition"]] for r in mine]),
-        }
-    benchlib.write_result(
-        args.name,
-        {
-            "benchmark": "backlog",
-            "command": " ".join(sys.argv),
-            "machine": facts,
-            "parameters": {"pods": args.pods, "repetitions": args.repetitions, "schedulers": names, "baseline": baseline},
-            "runs": runs,
-            "summary": summary,
-        },
-    )
-
+    benchlib.write_side_by_side("backlog", args, names, facts, runs, summary)
 
 if __name__ == "__main__":
     main()

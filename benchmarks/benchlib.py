@@ -7,12 +7,14 @@ docs/benchmarks.md. A repetition whose own checks fail raises BenchError: no fig
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
 import platform
 import statistics
 import subprocess
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -38,6 +40,51 @@ def versions_env():
             name, value = line.split("=", 1)
             values[name] = value.split("${", 1)[0].strip('"')
     return values
+
+
+def scheduler_arguments(doc, name):
+    """The command line the side-by-side benchmarks share (throughput.py, backlog.py), with ``doc`` as its help; the parser,
+    for a benchmark's own arguments."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--context", required=True)
+    parser.add_argument("--schedulers", required=True, help="comma-separated schedulerNames; the first is the baseline")
+    parser.add_argument("--labels", default="", help="comma-separated labels for the table, one per scheduler")
+    parser.add_argument("--pods", type=int, default=3000)
+    parser.add_argument("--repetitions", type=int, default=5)
+    parser.add_argument("--timeout", type=int, default=600)
+    parser.add_argument("--name", default=name, help="result file name (benchmarks/results/NAME.json)")
+    return parser
+
+
+def side_by_side(args, what):
+    """What the parsed arguments of scheduler_arguments name: (schedulers, labels, the pod image, API client, machine facts);
+    exits when the cluster has no kwok node."""
+    names = args.schedulers.split(",")
+    labels = args.labels.split(",") if args.labels else names
+    api = api_client(args.context)
+    facts = machine(api)
+    if facts.get("nodes_kwok", 0) < 1:
+        sys.exit(f"{what}: no kwok nodes (hack/kind/kwok.sh up NODES)")
+    return names, labels, versions_env()["TEST_POD_IMAGE"], api, facts
+
+
+def by_scheduler(runs, names, labels, fields):
+    """Per scheduler of a side-by-side benchmark: its label, the spread of each of ``fields`` over its runs, and the spread of
+    its pods_per_second over the baseline's (the first name's) of the same repetition."""
+    base = {run["repetition"]: run["pods_per_second"] for run in runs if run["scheduler"] == names[0]}
+    summary = {}
+    for name, label in zip(names, labels, strict=True):
+        mine = [run for run in runs if run["scheduler"] == name]
+        summary[name] = {"label": label} | {field: spread([run[field] for run in mine]) for field in fields}
+        summary[name]["ratio_to_baseline"] = spread([run["pods_per_second"] / base[run["repetition"]] for run in mine])
+    return summary
+
+
+def write_side_by_side(benchmark, args, names, facts, runs, summary):
+    """The result document of a side-by-side benchmark (the command, the machine, its parameters, every run, the summary)."""
+    parameters = {"pods": args.pods, "repetitions": args.repetitions, "schedulers": names, "baseline": names[0]}
+    document = {"benchmark": benchmark, "command": " ".join(sys.argv), "machine": facts, "parameters": parameters, "runs": runs, "summary": summary}
+    write_result(args.name, document)
 
 
 def api_client(context, pool=32):

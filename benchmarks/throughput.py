@@ -13,8 +13,6 @@ usage: throughput.py --context kind-kubesched --schedulers default-scheduler,ben
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
 
 import benchlib
@@ -66,22 +64,8 @@ def one_run(api, scheduler, pods, image, namespace, timeout):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--context", required=True)
-    parser.add_argument("--schedulers", required=True, help="comma-separated schedulerNames; the first is the baseline")
-    parser.add_argument("--labels", default="", help="comma-separated labels for the table, one per scheduler")
-    parser.add_argument("--pods", type=int, default=3000)
-    parser.add_argument("--repetitions", type=int, default=5)
-    parser.add_argument("--timeout", type=int, default=600)
-    parser.add_argument("--name", default="throughput", help="result file name (benchmarks/results/NAME.json)")
-    args = parser.parse_args()
-    schedulers = args.schedulers.split(",")
-    labels = args.labels.split(",") if args.labels else schedulers
-    image = benchlib.versions_env()["TEST_POD_IMAGE"]
-    api = benchlib.api_client(args.context)
-    facts = benchlib.machine(api)
-    if facts.get("nodes_kwok", 0) < 1:
-        sys.exit("throughput: no kwok nodes (hack/kind/kwok.sh up NODES)")
+    args = benchlib.scheduler_arguments(__doc__, "throughput").parse_args()
+    schedulers, labels, image, api, facts = benchlib.side_by_side(args, "throughput")
     runs = []
     for rep in range(args.repetitions):
         order = schedulers[rep % len(schedulers) :] + schedulers[: rep % len(schedulers)]
@@ -97,32 +81,8 @@ def main():
                 f"throughput: rep {rep} {scheduler}: {run['pods_per_second']:.1f} pods/s, p50 {run['p50_seconds']:.2f}s, p99 {run['p99_seconds']:.2f}s",
                 flush=True,
             )
-    baseline = schedulers[0]
-    summary = {}
-    for scheduler, label in zip(schedulers, labels, strict=True):
-        mine = [r for r in runs if r["scheduler"] == scheduler]
-        # ratio per repetition against the baseline of the same repetition (measured side by side)
-        base = {b["repetition"]: b["pods_per_second"] for b in runs if b["scheduler"] == baseline}
-        ratios = [r["pods_per_second"] / base[r["repetition"]] for r in mine]
-        summary[scheduler] = {
-            "label": label,
-            "pods_per_second": benchlib.spread([r["pods_per_second"] for r in mine]),
-            "p50_seconds": benchlib.spread([r["p50_seconds"] for r in mine]),
-            "p99_seconds": benchlib.spread([r["p99_seconds"] for r in mine]),
-            "ratio_to_baseline": benchlib.spread(ratios),
-        }
-    benchlib.write_result(
-        args.name,
-        {
-            "benchmark": "throughput",
-            "command": " ".join(sys.argv),
-            "machine": facts,
-            "parameters": {"pods": args.pods, "repetitions": args.repetitions, "schedulers": schedulers, "baseline": baseline},
-            "runs": runs,
-            "summary": summary,
-        },
-    )
-
+    summary = benchlib.by_scheduler(runs, schedulers, labels, ("pods_per_second", "p50_seconds", "p99_seconds"))
+    benchlib.write_side_by_side("throughput", args, schedulers, facts, runs, summary)
 
 if __name__ == "__main__":
     main()
