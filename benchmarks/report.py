@@ -75,7 +75,8 @@ def throughput(doc):
         "| pods created / s | Scheduled events missing |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for scheduler, item in summary.items():
+    for scheduler in doc["parameters"]["schedulers"]:
+        item = summary[scheduler]
         missing = sum(r.get("scheduled_events_missing", 0) for r in doc["runs"] if r["scheduler"] == scheduler)
         runs = sum(1 for r in doc["runs"] if r["scheduler"] == scheduler)
         creation = spread_of([r["creation_per_second"] for r in doc["runs"] if r["scheduler"] == scheduler])
