@@ -72,7 +72,7 @@ options:
         C(spec.schedulerName) must name this scheduler.
       - A pod whose C(spec.nodeName) was set at creation was placed by no scheduler and does not meet it.
       - A pod placed by another profile of the same kube-scheduler process meets it (one process, one queue and one cache
-        for every profile): a Deployment of P(kubesched.scheduler.deploy#role) serves every schedulerName of its
+        for every profile). A Deployment of P(kubesched.scheduler.deploy#role) serves every schedulerName of its
         C(kubesched.io/scheduler-profiles) annotation, and the cluster's own static kube-scheduler those the role
         P(kubesched.scheduler.main_scheduler#role) noted on its pod (else C(default-scheduler)). Which process serves which
         profile is looked up once per run, only when a selected pod names another scheduler (one Deployment list and one
