@@ -966,8 +966,9 @@ def run(connect, params, check_mode=False, diff=False):
     def check(records):
         # A pod placed by another name may be of another profile of the same process: looked up once, when first needed.
         expected = expectations["scheduler_name"]
-        if expected and not looked_up and other_names(records, expected):
-            processes.update(look_up_processes(cluster, [expected, *other_names(records, expected)], lookup_errors))
+        others = other_names(records, expected) if expected and not looked_up else []
+        if others:
+            processes.update(look_up_processes(cluster, [expected, *others], lookup_errors))
             looked_up.append(True)
         return evaluate(records, names=names, namespace=namespace, processes=processes, **expectations)
 
