@@ -27,7 +27,7 @@ OLDEST_KUBE_VERSION := $(firstword $(MATRIX_KUBE_VERSIONS))
 # More targets, one file per subject (packaging and docs, benchmarks, ...).
 -include mk/*.mk
 
-.PHONY: help deps build install cluster cluster-down cluster-smoke lint sanity units molecule check test e2e-kubesched e2e-kubesched-b compact test-matrix multi-cluster k8s-source demo clean
+.PHONY: help deps build install cluster cluster-down cluster-smoke lint sanity units molecule check test compact test-matrix multi-cluster k8s-source demo clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -116,33 +116,8 @@ molecule: install cluster k8s-source ## every molecule scenario on the kind clus
 CHECK_STAGES := lint sanity units docs publish-check
 check: deps $(CHECK_STAGES) ## the tier without Docker or a cluster: lint, sanity, units, the docs site, the Galaxy import check
 
-test: ## everything: `make check` (in the background), the cluster, its smoke test, the token-auth registry check, then the end-to-end lanes at once
-	@hack/stages.sh install bg:$(subst $(space),$(comma),$(CHECK_STAGES)) cluster cluster-smoke k8s-source registry-token \
-	  par:$(subst $(space),$(comma),$(E2E_LANES))
-
-# The end-to-end tier in two lanes that run at once (hack/stages.sh par:), each on a kind cluster of its own, so that
-# one lane's waits (a Lease to expire, kubelet to restart a static Pod, a rollout) are the other's CPU time:
-#   e2e-kubesched    the cluster `kubesched` (make cluster): molecule reliability, the benchmarks at a small size,
-#                    then the compact scenario on the oldest maintained minor (its own cluster, kubesched-1-35)
-#   e2e-kubesched-b  the cluster `kubesched-b` (same version, brought up here), its own work directory: molecule
-#                    default, leader_election, include, main_scheduler
-# Each scenario changes only its own cluster (reliability restarts kube-apiserver, main_scheduler the cluster's own
-# scheduler); the registry localhost:5001 serves both, under image names no two lanes share.
-E2E_LANES := e2e-kubesched e2e-kubesched-b
-E2E_SCENARIOS := reliability
-E2E_B_SCENARIOS := default leader_election include main_scheduler
-E2E_B_ENV := CLUSTER_NAME=kubesched-b KUBESCHED_CONTEXT=kind-kubesched-b KUBESCHED_NODE=kubesched-b-control-plane \
-  KUBESCHED_WORK_DIR=/var/tmp/kubesched-b
-PREMADE := -o install -o cluster -o k8s-source
-
-e2e-kubesched: install cluster k8s-source ## lane 1 of make test: molecule reliability, bench-smoke, compact on the oldest minor
-	$(MAKE) --no-print-directory $(PREMADE) molecule MOLECULE_SCENARIOS="$(E2E_SCENARIOS)"
-	$(MAKE) --no-print-directory $(PREMADE) bench-smoke
-	$(MAKE) --no-print-directory -o install compact KUBE_VERSION=$(OLDEST_KUBE_VERSION)
-
-e2e-kubesched-b: install k8s-source ## lane 2 of make test: molecule default, leader_election, include, main_scheduler on kubesched-b
-	$(E2E_B_ENV) KUBE_VERSION=$(KUBE_VERSION) $(KIND)/cluster.sh up
-	$(E2E_B_ENV) $(MAKE) --no-print-directory $(PREMADE) molecule MOLECULE_SCENARIOS="$(E2E_B_SCENARIOS)"
+test: ## everything: `make check` (in the background), the cluster, its smoke test, the token-auth registry check, every molecule scenario and the benchmarks at a small size
+	@hack/stages.sh install bg:$(subst $(space),$(comma),$(CHECK_STAGES)) cluster cluster-smoke k8s-source registry-token molecule bench-smoke
 
 # The compact end-to-end scenario (molecule/compact) on one Kubernetes version, on that version's
 # own kind cluster: make compact KUBE_VERSION=v1.35.4

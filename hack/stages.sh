@@ -8,14 +8,8 @@
 # the cycles the end-to-end stages leave idle while they wait for the cluster, without taking the CPU from them. Its
 # output goes to build/stages/background.log, printed when it ends; the run fails as soon as it fails, and waits for
 # it at the end.
-#
-# A stage written par:T1,T2,... runs the targets at once, each with its own kind cluster (the lanes of the end-to-end
-# tier, see the Makefile's e2e-* targets): every line of T's output is printed as it comes, preceded by [T], and kept
-# with the time of day in build/stages/T.log. The stage waits for all of them (a lane that fails does not stop the
-# others halfway through a change of a cluster) and fails when one failed; each lane's time, and each molecule
-# scenario's, is a row of the table.
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/.."
 rows=()
 table() {
   printf '\nstage times:\n| stage | seconds | result |\n| --- | ---: | --- |\n'
@@ -66,41 +60,6 @@ fail() {
   exit "$1"
 }
 
-# lane TARGET: make TARGET, its output prefixed and kept in build/stages/TARGET.log; its exit code in .rc.
-lane() {
-  local target=$1 line lane_log=build/stages/$1.log
-  : > "$lane_log"
-  { nice -n 0 make --no-print-directory "${made[@]}" "$target" 2>&1; echo "$?" > "$lane_log.rc"; } |
-    while IFS= read -r line; do
-      printf '[%s] %s\n' "$target" "$line"
-      printf '%(%H:%M:%S)T %s\n' -1 "$line" >> "$lane_log"
-    done
-}
-
-parallel() {  # targets...: each a lane, all at once; a row per lane and per molecule scenario of it
-  local target rc=0 t pids=() code
-  mkdir -p build/stages
-  t=$(date +%s)
-  echo "stage: $* at once (each line preceded by [target]; logs in build/stages/TARGET.log)"
-  for target in "$@"; do rm -f "build/stages/$target.log.rc"; lane "$target" & pids+=($!); done
-  wait "${pids[@]}"
-  for target in "$@"; do
-    code=$(cat "build/stages/$target.log.rc" 2>/dev/null || echo 1)
-    while read -r scenario took; do
-      rows+=("| molecule $scenario ($target) | ${took%s} | passed |")
-    done < <(sed -n 's/^[0-9:]* molecule: scenario \([a-z_]*\) passed in \([0-9]*s\)$/\1 \2/p' "build/stages/$target.log")
-    if [ "$code" = 0 ]; then
-      rows+=("| make $target (lane) | $(( $(date -r "build/stages/$target.log.rc" +%s) - t )) | passed |")
-    else
-      rows+=("| make $target (lane) | $(( $(date -r "build/stages/$target.log.rc" +%s) - t )) | FAILED (exit $code) |")
-      echo "stage: make $target FAILED (exit $code): build/stages/$target.log"
-      rc=1
-    fi
-  done
-  rows+=("| $* at once | $(( $(date +%s) - t )) | $([ $rc = 0 ] && echo passed || echo FAILED) |")
-  return "$rc"
-}
-
 for stage in "$@"; do
   if background_failed; then
     echo "stage: the background stages failed"
@@ -112,12 +71,6 @@ for stage in "$@"; do
     background "${targets[@]}" > "$log" 2>&1 &
     bg_pid=$!
     echo "stage: ${targets[*]} started in the background (nice 19, output in $log)"
-    for target in "${targets[@]}"; do made+=(-o "$target"); done
-    continue
-  fi
-  if [[ $stage == par:* ]]; then
-    IFS=, read -r -a targets <<< "${stage#par:}"
-    parallel "${targets[@]}" || fail 1
     for target in "${targets[@]}"; do made+=(-o "$target"); done
     continue
   fi

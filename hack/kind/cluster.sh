@@ -168,7 +168,7 @@ status() {
 down() {
   kind delete cluster --name "$CLUSTER_NAME" 2>/dev/null || true
   # The registry serves every version's cluster: it goes with the last of them.
-  if kind get clusters 2>/dev/null | grep -E '^kubesched(-[0-9]+-[0-9]+|-b)?$' >/dev/null; then
+  if kind get clusters 2>/dev/null | grep -E '^kubesched(-[0-9]+-[0-9]+)?$' >/dev/null; then
     log "cluster $CLUSTER_NAME removed; registry $REGISTRY_NAME kept for the other clusters"; return
   fi
   docker rm -f "$REGISTRY_NAME" >/dev/null 2>&1 || true
