@@ -10,17 +10,13 @@
 # Installs bench-scheduler-tuned (its image from an earlier `make bench`) and the kwok nodes, removes both at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-export PATH=$PWD/.venv/bin:$PATH ANSIBLE_NOCOLOR=1
+. benchmarks/lib.sh
+# Run directly, not by make: the collection make install put into build/collections, and its dependencies.
 ANSIBLE_COLLECTIONS_PATH=$PWD/build/collections:$(ls -d "$PWD"/.venv/lib/python3.*/site-packages)
 export ANSIBLE_COLLECTIONS_PATH
-ctx=kind-kubesched
-node=${ctx#kind-}-control-plane
-version=$(. hack/kind/versions.env && echo "$DEFAULT_KUBE_VERSION")
-repo=$(hack/k8s-source.sh "$version")
-vars=$(jq -cn --arg repo "$repo" --arg v "$version" --arg gocache "$(go env GOCACHE)" --arg py "$PWD/.venv/bin/python" --arg ctx "$ctx" \
-  '{kube_scheduler_source_repo: $repo, kube_scheduler_version: $v, kube_scheduler_build_env: {FORCE_HOST_GO: "y", GOCACHE: $gocache},
-    kube_scheduler_context: $ctx, ansible_python_interpreter: $py, kube_scheduler_name: "bench-scheduler-tuned",
-    kube_scheduler_image: "localhost:5001/bench-scheduler", kube_scheduler_tuning: "throughput"}')
+node=${context#kind-}-control-plane
+vars=$(jq -c '. + {kube_scheduler_name: "bench-scheduler-tuned", kube_scheduler_image: "localhost:5001/bench-scheduler",
+  kube_scheduler_tuning: "throughput"}' <<< "$source_vars")
 etcd() {  # etcd PATH BODY: a POST to etcd's gRPC gateway on the control-plane node
   docker exec "$node" curl -s --cacert /etc/kubernetes/pki/etcd/ca.crt --cert /etc/kubernetes/pki/etcd/server.crt \
     --key /etc/kubernetes/pki/etcd/server.key -X POST "https://127.0.0.1:2379/v3/$1" -d "$2"
@@ -45,7 +41,7 @@ export BENCH_RESULTS
 for i in ${RUNS:-1 2 3 4 5 6}; do
   if [ "$i" -ge "${DEFRAG_FROM:-4}" ]; then defrag; fi
   echo "run $i: etcd $(status), $(date +%T)"
-  (cd benchmarks && ../.venv/bin/python backlog.py --context "$ctx" --schedulers bench-scheduler-tuned --pods 3000 --repetitions 1) | grep 'backlog: rep'
+  (cd benchmarks && "$py" backlog.py --context "$context" --schedulers bench-scheduler-tuned --pods 3000 --repetitions 1) | grep 'backlog: rep'
 done
 echo "after: etcd $(status)"
 rm -rf "$BENCH_RESULTS"

@@ -17,14 +17,7 @@ mode=${1:?usage: benchmarks/run.sh full|smoke [BENCHMARK...]}
 shift
 only=" $* "
 want() { [ "$only" = "  " ] || [[ $only == *" $1 "* ]]; }
-export PATH=$PWD/.venv/bin:$PATH ANSIBLE_NOCOLOR=1
-context=kind-kubesched
-version=$(. hack/kind/versions.env && echo "$DEFAULT_KUBE_VERSION")
-repo=$(hack/k8s-source.sh "$version")
-py=$PWD/.venv/bin/python
-source_vars=$(jq -cn --arg repo "$repo" --arg v "$version" --arg gocache "$(go env GOCACHE)" --arg ctx "$context" --arg py "$py" \
-  '{kube_scheduler_source_repo: $repo, kube_scheduler_version: $v, kube_scheduler_build_env: {FORCE_HOST_GO: "y", GOCACHE: $gocache},
-    kube_scheduler_context: $ctx, ansible_python_interpreter: $py}')
+. benchmarks/lib.sh
 
 case $mode in
   full) nodes=250 node_pods=400 tp=(--pods 3000 --repetitions 5) bl=(--pods 3000 --repetitions 5)

@@ -10,7 +10,7 @@ import re
 import sys
 from collections import Counter
 
-EVENT = re.compile(r"^(\d\d):(\d\d):(\d\d) (?:\[[\w-]+\] )?(?:(TASK|PLAY|RUNNING HANDLER) \[(.*?)\]|INFO |CRITICAL |ERROR |PLAY RECAP)")
+EVENT = re.compile(r"^(\d\d):(\d\d):(\d\d) (?:(TASK|PLAY|RUNNING HANDLER) \[(.*?)\]|INFO |CRITICAL |ERROR |PLAY RECAP)")
 
 
 def events(lines):
