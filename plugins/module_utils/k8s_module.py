@@ -35,10 +35,22 @@ def argument_spec(**options):
 
 
 def api_client(module):
-    """The authenticated ``kubernetes.client.ApiClient`` kubernetes.core builds from the module's options."""
-    from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
+    """The authenticated ``kubernetes.client.ApiClient`` of the module's connection options, built as kubernetes.core's
+    ``get_api_client`` builds it (the options and their ``K8S_AUTH_*`` fallbacks, kubeconfig or in-cluster
+    configuration, proxy, impersonation headers), without the dynamic client ``get_api_client`` wraps it in: that
+    client's API discovery (``/version``, ``/api``, ``/apis`` and a cache file in the temporary directory, on every
+    module run) serves lookups by kind, which the collection's REST calls by path do not make. Where kubernetes.core's
+    helpers are not those this was written against, ``get_api_client`` itself builds it."""
+    from ansible_collections.kubernetes.core.plugins.module_utils.k8s import client as core
 
-    return get_api_client(module=module).client.client
+    helpers = ("_create_auth_spec", "_create_configuration", "_create_headers", "_set_header")
+    if not all(callable(getattr(core, helper, None)) for helper in helpers):
+        return core.get_api_client(module=module).client.client
+    configuration = core._create_configuration(core._create_auth_spec(module))
+    api = core.kubernetes.client.ApiClient(configuration)
+    for header, value in core._create_headers(module).items():
+        core._set_header(api, header, value)
+    return api
 
 
 def api_error_status(exc):
