@@ -37,7 +37,9 @@ from ansible_collections.kubesched.scheduler.plugins.module_utils.placement impo
 monotonic = time.monotonic
 sleep = time.sleep
 
-POLL = 2.0
+# Seconds between two polls of a wait (a GET of one object, or a list by label): a pod that becomes ready, a trial that
+# ends or a Lease that is taken is seen within half a second, for a few requests a second while a wait lasts.
+POLL = 0.5
 TEMPLATE_LABEL = "kubesched.io/pod-template"
 NAME_LABEL = "kubesched.io/scheduler-name"
 TRIAL_LABEL = "kubesched.io/trial"
