@@ -85,7 +85,7 @@ def build_state(run, read, sha1, params):
     ref = str(params["source_ref"])
     state = {"current": False, "built": False, "reasons": [], "missing_tools": [], "host_platform": "", "commit": "", "inputs": "", "version": ""}
 
-    missing = [tool for tool in TOOLS if run(["sh", "-c", f"command -v {tool}"], env)[0] != 0]
+    missing = [tool for tool in TOOLS if run(["/bin/sh", "-c", f"command -v {tool}"], env)[0] != 0]
     state["missing_tools"] = missing
     if missing:
         state["reasons"].append(f"not found on the build host: {', '.join(missing)}")

@@ -46,7 +46,10 @@ def api_client(module):
     helpers = ("_create_auth_spec", "_create_configuration", "_create_headers", "_set_header")
     if not all(callable(getattr(core, helper, None)) for helper in helpers):
         return core.get_api_client(module=module).client.client
-    configuration = core._create_configuration(core._create_auth_spec(module))
+    try:
+        configuration = core._create_configuration(core._create_auth_spec(module))
+    except core.kubernetes.config.ConfigException as exc:  # get_api_client's own words for it
+        raise core.CoreException(f"Could not create API client: {exc}") from exc
     api = core.kubernetes.client.ApiClient(configuration)
     for header, value in core._create_headers(module).items():
         core._set_header(api, header, value)

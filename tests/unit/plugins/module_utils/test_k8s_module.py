@@ -65,7 +65,7 @@ def test_impersonation_headers_and_the_environment(kubeconfig, monkeypatch):
 
 
 def test_an_unknown_context_is_kubernetes_cores_error(kubeconfig):
-    with pytest.raises(Exception, match="nope"):
+    with pytest.raises(core.CoreException, match="Could not create API client: .*nope"):
         k8s_module.api_client(Module(kubeconfig=kubeconfig, context="nope"))
 
 
