@@ -103,7 +103,8 @@ def build_state(run, read, sha1, params):
     output = params.get("build_output") or default_output(platform)
     state["output"] = output
 
-    rc, out, err = run(["git", "ls-remote", "--", params["source_repo"], ref], env)
+    # An annotated tag's commit is listed as <tag>^{}, which the pattern of the tag alone does not match.
+    rc, out, err = run(["git", "ls-remote", "--", params["source_repo"], ref, ref + "^{}"], env)
     state["ls_remote"] = {"rc": rc, "stdout": out, "stderr": err}
 
     source_dir = params["source_dir"]

@@ -123,7 +123,7 @@ output:
   type: str
   sample: _output/local/bin/linux/amd64/kube-scheduler
 ls_remote:
-  description: C(rc), C(stdout) and C(stderr) of C(git ls-remote -- <source_repo> <source_ref>).
+  description: C(rc), C(stdout) and C(stderr) of C(git ls-remote -- <source_repo> <source_ref> <source_ref>^{}).
   returned: when the tools were found
   type: dict
 commit:

@@ -97,6 +97,8 @@ def test_a_current_build():
     go_version_env = next(env for argv, env in host.calls if argv[:2] == ["go", "version"])
     assert go_version_env == dict(ENV, KUBE_BUILD_PLATFORMS="linux/amd64", GOOS="linux", GOARCH="amd64")
     assert all(env == ENV for argv, env in host.calls if argv[:2] in (["go", "env"], ["git", "ls-remote"]))
+    # the tag and its peeled commit, which a pattern of the tag alone does not list
+    assert ["git", "ls-remote", "--", PARAMS["source_repo"], "v1.37.2", "v1.37.2^{}"] in [argv for argv, env in host.calls]
 
 
 def test_a_given_platform_is_not_asked_for():
