@@ -55,7 +55,7 @@ def remote_commit(ls_remote, ref):
     ls-remote does not list, names itself (its prefix)."""
     refs = {}
     for line in (ls_remote or "").splitlines():
-        sha, _, name = line.strip().partition("\t")
+        sha, dummy, name = line.strip().partition("\t")
         if sha and name:
             refs[name] = sha
     peeled = {name[:-3]: sha for name, sha in refs.items() if name.endswith("^{}")}
@@ -99,7 +99,7 @@ def build_state(run, read, sha1, params):
             return state
         platform = "/".join(out.split())
         state["host_platform"] = platform
-    goos, _, goarch = platform.partition("/")
+    goos, dummy, goarch = platform.partition("/")
     output = params.get("build_output") or default_output(platform)
     state["output"] = output
 

@@ -189,7 +189,7 @@ def main():
 
     state = image_state(
         run,
-        lambda path: module.sha256(path),
+        module.sha256,
         tag_exists,
         dict(params, reference=f"{params['image']}:{params['tag']}"),
     )
