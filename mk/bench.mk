@@ -1,5 +1,5 @@
-# Benchmarks on the kind cluster (benchmarks/run.sh): kwok's simulated nodes, two second schedulers, then
-# throughput, pod_placement at scale, converge against kubectl, build and image. docs/benchmarks.md is
+# Benchmarks on the kind cluster (benchmarks/run.sh): converge against kubectl, build and image; then kwok's simulated
+# nodes and two second schedulers for throughput and pod_placement at scale. docs/benchmarks.md is
 # generated from benchmarks/results/*.json by benchmarks/report.py.
 .PHONY: bench bench-smoke
 BENCHMARKS ?=
