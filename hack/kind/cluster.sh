@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# cluster.sh up|ready|down|status|context — the kind cluster $CLUSTER_NAME of Kubernetes $KUBE_VERSION
+# cluster.sh up|ready|images|down|status|context — the kind cluster $CLUSTER_NAME of Kubernetes $KUBE_VERSION
 # (1 control-plane + $CLUSTER_WORKERS workers) and the local registry (localhost:$REGISTRY_PORT on
 # the host, the same name on the nodes). `ready` reuses them when they are up and healthy (no content checks of
-# the cached builds) and is `up` otherwise. `context` prints the cluster's kubectl context.
+# the cached builds) and is `up` otherwise. `images` builds (or finds cached) what the cluster would run, without
+# creating it. `context` prints the cluster's kubectl context.
 . "$(dirname "$0")/lib.sh"
 
 KUBECONFIG_PATH=${KUBECONFIG:-$HOME/.kube/config}
@@ -60,14 +61,27 @@ cluster_exists() {
   grep -qx "$1" <<< "$clusters"
 }
 
+# images: every image the cluster of $KUBE_VERSION runs, built from their sources (cached by content); prints the node
+# image. The builds of all versions share caches (the Debian tree, etcd, CoreDNS, ...): one build at a time on the
+# machine, whichever cluster it is for.
+images() {
+  exec 8>"$KUBESCHED_CACHE/.images.lock"
+  if ! flock -n 8; then
+    log "another cluster.sh is building images: waiting for it"
+    flock 8
+  fi
+  "$KIND_DIR/build-k8s.sh" >&2
+  "$KIND_DIR/build-extras.sh" >&2
+  "$KIND_DIR/images.sh" busybox registry >&2
+  "$KIND_DIR/images.sh" node | tail -1
+  flock -u 8
+}
+
 up() {
   "$KIND_DIR/install-host.sh"
   local node_image
   if [ "$KIND_NODE_SOURCE" = offline ]; then
-    "$KIND_DIR/build-k8s.sh"
-    "$KIND_DIR/build-extras.sh"
-    "$KIND_DIR/images.sh" busybox registry
-    node_image=$("$KIND_DIR/images.sh" node | tail -1)
+    node_image=$(images)
     # The shell's kubectl is the default version's; another version's cluster keeps it.
     if [ "$KUBE_VERSION" = "$DEFAULT_KUBE_VERSION" ] || [ ! -x "$KUBESCHED_BIN/kubectl" ]; then
       install -m 0755 "$(k8s_bin_dir)/kubectl" "$KUBESCHED_BIN/kubectl"
@@ -190,9 +204,10 @@ serialized() {
 
 case "${1:-}" in
   up) serialized up ;;
+  images) mkdir -p "$KUBESCHED_CACHE"; "$KIND_DIR/install-host.sh"; images >/dev/null ;;
   ready) serialized ready ;;
   down) serialized down ;;
   status) status ;;
   context) echo "$CONTEXT" ;;
-  *) die "usage: cluster.sh up|ready|down|status|context" ;;
+  *) die "usage: cluster.sh up|ready|images|down|status|context" ;;
 esac
