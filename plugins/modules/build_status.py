@@ -11,7 +11,7 @@ version_added: 0.1.0
 author:
   - kubesched maintainers (@kubesched)
 description:
-  - Reads on the build host what the role M(kubesched.scheduler.build) needs before it clones and compiles, in
+  - Reads on the build host what the role P(kubesched.scheduler.build#role) needs before it clones and compiles, in
     one process. The tools C(git), C(make) and C(go) on the E(PATH) of O(build_env); the build host's platform
     (C(go env GOHOSTOS GOHOSTARCH)) unless O(build_platform) is given; the commit O(source_ref) names in
     O(source_repo) (C(git ls-remote)); the commit checked out in O(source_dir) and whether it has local changes;

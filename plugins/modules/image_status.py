@@ -11,7 +11,7 @@ version_added: 0.1.0
 author:
   - kubesched maintainers (@kubesched)
 description:
-  - Reads on the build host what the role M(kubesched.scheduler.image) needs before it prepares a build context,
+  - Reads on the build host what the role P(kubesched.scheduler.image#role) needs before it prepares a build context,
     builds and pushes, in one process.
   - The sha256 of O(binary), and the key of the image's inputs (RV(inputs)), from the binary's sha256, O(base), O(user),
     O(version), O(name) and the Dockerfile template O(dockerfile).
