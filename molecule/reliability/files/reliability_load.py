@@ -489,16 +489,35 @@ def longest_wait_between_binds(created, bound, start):
     return round(longest, 3), (round(since, 3) if since is not None else None)
 
 
-def read_events(core, namespace, reason, want_uids=(), timeout=0):
+def read_events(core, namespace, reason, want_uids=(), timeout=0, may_lack=(), grace=10.0):
     """Events of a reason in the namespace; with want_uids, until every one of those pods has one or timeout passes
-    (the scheduler writes its events asynchronously)."""
-    deadline = time.time() + timeout
+    (the scheduler writes its events asynchronously). Pods in may_lack (bound as their leader stopped, whose event
+    may never be written) are waited for only `grace` s once they are all that is missing."""
+    began = time.time()
+    deadline, only_optional_since = began + timeout, None
     while True:
         events = list_all(core.list_namespaced_event, namespace, field_selector=f"reason={reason},involvedObject.kind=Pod")
         seen = {(e.get("involvedObject") or {}).get("uid") for e in events}
-        if set(want_uids) <= seen or time.time() >= deadline:
+        missing = set(want_uids) - seen
+        now = time.time()
+        if not missing or now >= deadline:
             return events
+        if missing <= set(may_lack):
+            only_optional_since = only_optional_since or now
+            if now - only_optional_since >= grace:
+                return events
+        else:
+            only_optional_since = None
         time.sleep(2)
+
+
+def near_stop(bound, stops, stop_window):
+    """{pod: seconds from the nearest leader stop to its bind} of the bound pods within stop_window s of a stop."""
+    if not stops:
+        return {}
+    return {
+        name: round(min((when - stop for stop in stops), key=abs), 3) for name, when in bound.items() if min(abs(when - stop) for stop in stops) <= stop_window
+    }
 
 
 def occurrences(event):
@@ -512,7 +531,8 @@ def event_figures(core, namespace, created, bound, timeout, stops=(), stop_windo
     a moment is counted apart: the stopping leader bound it, and its event broadcaster ended before the event was
     written (events are best effort; the binding is what counts)."""
     want = {created[name]["uid"] for name in created if name in bound}
-    scheduled = read_events(core, namespace, "Scheduled", want, timeout)
+    close = near_stop({name: bound[name] for name in created if name in bound}, stops, stop_window)
+    scheduled = read_events(core, namespace, "Scheduled", want, timeout, may_lack={created[name]["uid"] for name in close})
     failed = read_events(core, namespace, "FailedScheduling")
     per_uid = {}
     by_component, by_instance = Counter(), Counter()
@@ -531,11 +551,7 @@ def event_figures(core, namespace, created, bound, timeout, stops=(), stop_windo
         for e in failed
         if BINDING_CONFLICT.search(e.get("message") or e.get("note") or "")
     ]
-    at_stop = {
-        name: round(min((bound[name] - stop for stop in stops), key=abs), 3)
-        for name in missing
-        if name in bound and stops and min(abs(bound[name] - stop) for stop in stops) <= stop_window
-    }
+    at_stop = {name: close[name] for name in missing if name in close}
     return {
         "pods_with_exactly_one_scheduled_event": sum(1 for uid in ours if per_uid.get(uid, 0) == 1),
         "pods_without_scheduled_event": len(missing),
