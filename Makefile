@@ -27,7 +27,7 @@ OLDEST_KUBE_VERSION := $(firstword $(MATRIX_KUBE_VERSIONS))
 # More targets, one file per subject (packaging and docs, benchmarks, ...).
 -include mk/*.mk
 
-.PHONY: help deps build install cluster cluster-down cluster-smoke lint sanity units molecule check test oldest-images compact test-matrix multi-cluster k8s-source demo clean
+.PHONY: help deps build install cluster cluster-down cluster-smoke lint sanity units molecule check test oldest-images compact compact-oldest test-matrix multi-cluster k8s-source demo clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -116,8 +116,8 @@ molecule: install cluster k8s-source ## every molecule scenario on the kind clus
 CHECK_STAGES := lint sanity units docs publish-check
 check: deps $(CHECK_STAGES) ## the tier without Docker or a cluster: lint, sanity, units, the docs site, the Galaxy import check
 
-test: ## everything: `make check` (in the background), the cluster, its smoke test, the token-auth registry check, every molecule scenario and the benchmarks at a small size
-	@hack/stages.sh install bg:$(subst $(space),$(comma),$(CHECK_STAGES) oldest-images) cluster cluster-smoke k8s-source registry-token molecule bench-smoke
+test: ## everything: `make check` and the compact scenario on the oldest minor (in the background), the cluster, its smoke test, the token-auth registry check, every molecule scenario and the benchmarks at a small size
+	@hack/stages.sh install bg:$(subst $(space),$(comma),$(CHECK_STAGES) oldest-images compact-oldest) cluster cluster-smoke k8s-source registry-token molecule bench-smoke
 
 # What `make compact` on the oldest maintained minor needs before its cluster exists (the Kubernetes binaries, the node
 # image, the Kubernetes source repository), built without creating the cluster: last in make test's background chain,
@@ -129,11 +129,20 @@ oldest-images: ## the oldest maintained minor's cluster images and Kubernetes so
 
 # The compact end-to-end scenario (molecule/compact) on one Kubernetes version, on that version's
 # own kind cluster: make compact KUBE_VERSION=v1.35.4
-compact: install ## the compact scenario (source → image → deploy → placement → uninstall) on KUBE_VERSION's cluster
-	KUBE_VERSION=$(KUBE_VERSION) $(KIND)/cluster.sh up
+# $(call compact_on,VERSION): the recipe, written once for both targets.
+define compact_on
+	KUBE_VERSION=$(1) $(KIND)/cluster.sh up
 	$(VENV)/bin/molecule reset -s compact >/dev/null 2>&1 || true
-	KUBESCHED_KUBE_VERSION=$(KUBE_VERSION) KUBESCHED_CONTEXT=$$(KUBE_VERSION=$(KUBE_VERSION) $(KIND)/cluster.sh context) \
+	KUBESCHED_KUBE_VERSION=$(1) KUBESCHED_CONTEXT=$$(KUBE_VERSION=$(1) $(KIND)/cluster.sh context) \
 	  $(VENV)/bin/molecule test -s compact
+endef
+compact: install ## the compact scenario (source → image → deploy → placement → uninstall) on KUBE_VERSION's cluster
+	$(call compact_on,$(KUBE_VERSION))
+
+# make test runs it last in its background chain, after oldest-images, beside the scenarios on the newest minor's
+# cluster: its cluster, work directory (/var/tmp/kubesched/compact-<version>), scheduler and image names are its own.
+compact-oldest: install ## the compact scenario on the oldest maintained minor's cluster
+	$(call compact_on,$(OLDEST_KUBE_VERSION))
 
 test-matrix: install ## the compact scenario on every maintained minor (MATRIX_KUBE_VERSIONS in hack/kind/versions.env), then multi-cluster
 	for v in $(MATRIX_KUBE_VERSIONS); do $(MAKE) --no-print-directory compact KUBE_VERSION=$$v || exit 1; done
