@@ -22,8 +22,8 @@ CHROMIUM ?= chromium
 $(DOCS_VENV)/.done: docs/requirements.txt hack/find-python.sh
 	rm -rf $(DOCS_VENV)
 	"$$(hack/find-python.sh)" -m venv $(DOCS_VENV)
-	$(DOCS_VENV)/bin/pip install -q pip==26.3
-	$(DOCS_VENV)/bin/pip install -q -r docs/requirements.txt
+	$(DOCS_VENV)/bin/pip install -q pip==26.3 $(UV_PIN)
+	$(call uv_install,$(DOCS_VENV)) -r docs/requirements.txt
 	touch $@
 
 docs-deps: $(DOCS_VENV)/.done ## .venv-docs: galaxy-importer, antsibull-docs/-changelog, Sphinx, ansible-builder/-navigator
