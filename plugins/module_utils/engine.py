@@ -172,7 +172,7 @@ def trial_objects(deployment, configmap, manager=MANAGER):
     trial = f"{name}-trial"
     labels = {"app.kubernetes.io/managed-by": manager, TRIAL_LABEL: name}
     spec = copy.deepcopy(deployment["spec"]["template"]["spec"])
-    container = {key: value for key, value in spec["containers"][0].items() if key not in ("livenessProbe", "readinessProbe")}
+    container = {key: value for key, value in spec["containers"][0].items() if key not in ("livenessProbe", "readinessProbe", "startupProbe")}
     container["command"] = list(container.get("command") or []) + ["--master=https://127.0.0.1:9", "--write-config-to=/dev/null"]
     spec = {key: value for key, value in spec.items() if key not in ("serviceAccountName", "affinity")}
     spec.update(

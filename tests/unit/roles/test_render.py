@@ -177,8 +177,9 @@ def test_patch_mode_manifests(patch_mode):
     assert container["image"] == "localhost:5001/my-scheduler:v1.37.2"
     assert container["imagePullPolicy"] == "IfNotPresent"
     assert container["command"] == ["kube-scheduler", "--config=/etc/kubernetes/my-scheduler/my-scheduler-config.yaml", "--v=2"]
-    for probe in (container["livenessProbe"], container["readinessProbe"]):
+    for probe in (container["startupProbe"], container["livenessProbe"], container["readinessProbe"]):
         assert probe["httpGet"] == {"path": "/healthz", "port": 10259, "scheme": "HTTPS"}
+    assert container["startupProbe"]["periodSeconds"] == 1
     assert container["resources"] == {"requests": {"cpu": "100m"}}
     assert container["securityContext"]["readOnlyRootFilesystem"] is True
     assert container["securityContext"]["runAsUser"] == 65532

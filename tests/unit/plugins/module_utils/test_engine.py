@@ -29,7 +29,7 @@ def deployment(template="aaaa", image="localhost:5001/my-scheduler:v1.37.2", rep
                 "spec": {
                     "serviceAccountName": NAME,
                     "containers": [{"name": "kube-second-scheduler", "image": image, "command": ["kube-scheduler", "--config=/etc/x.yaml"],
-                                    "readinessProbe": {"httpGet": {"port": 10259}}}],
+                                    "readinessProbe": {"httpGet": {"port": 10259}}, "startupProbe": {"httpGet": {"port": 10259}}}],
                     "volumes": [{"name": "config-volume", "configMap": {"name": f"{NAME}-config"}}],
                 },
             },
@@ -311,7 +311,8 @@ def test_trial_pod_never_connects_and_mounts_its_own_configmap():
     cm = objects()[1]
     trial_cm, pod = engine.trial_objects(deployment(), cm)
     container = pod["spec"]["containers"][0]
-    assert "--master=https://127.0.0.1:9" in container["command"] and "readinessProbe" not in container
+    assert "--master=https://127.0.0.1:9" in container["command"]
+    assert not {"readinessProbe", "startupProbe", "livenessProbe"} & container.keys()
     assert pod["spec"]["restartPolicy"] == "Never" and pod["spec"]["automountServiceAccountToken"] is False
     assert "serviceAccountName" not in pod["spec"]
     assert pod["spec"]["volumes"] == [{"name": "config-volume", "configMap": {"name": f"{NAME}-trial"}}]
