@@ -261,8 +261,9 @@ def converge(doc):
         "(preflight, trial of the configuration, ClusterRole lock, apply, rollout wait; image already pushed) against `kubectl "
         "patch` of the rendered ClusterRole patch + `kubectl apply -f` of the same rendered manifests and image digest + "
         "`kubectl rollout status` + polling until a pod of the new Deployment holds the Lease. Then, in the collection's leg, "
-        "the re-runs with nothing changed (asserted changed=0). Both legs wait for the same readiness probe, which runs every "
-        "10 s (Kubernetes' default period): a pod that is not ready at its first probe waits one period more, in either leg.",
+        "the re-runs with nothing changed (asserted changed=0). Both legs wait for the same probes: since 2026-12-02 the "
+        "Deployment has a startup probe every second, after which the kubelet probes readiness at once (before, a pod "
+        "whose first readiness probe came before kube-scheduler served waited one more 10 s period, in either leg).",
         "",
         "| what | time |",
         "| --- | ---: |",
