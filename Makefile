@@ -32,14 +32,15 @@ OLDEST_KUBE_VERSION := $(firstword $(MATRIX_KUBE_VERSIONS))
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
 
-# $(call new_venv,DIR): a venv of the Python hack/find-python.sh finds, with pip and uv. The packages go in with
+# $(call new_venv,DIR[,PIP]): a venv of the Python hack/find-python.sh finds, with pip (the newest, or the PIP spec)
+# and uv. The packages go in with
 # $(call uv_install,DIR): `uv pip install`, the same requirements and constraints from the same index as pip, resolved
 # and installed in seconds where pip takes more than a minute (uv's cache, ~/.cache/uv, serves the next venv).
 UV_PIN := uv==0.13.9
 define new_venv
 	rm -rf $(1)
 	"$$(hack/find-python.sh)" -m venv $(1)
-	$(1)/bin/pip install -q --upgrade pip $(UV_PIN)
+	$(1)/bin/pip install -q --upgrade $(or $(2),pip) $(UV_PIN)
 endef
 uv_install = $(1)/bin/uv pip install -q --python $(1)/bin/python
 

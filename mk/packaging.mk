@@ -20,9 +20,7 @@ CHROMIUM ?= chromium
 .PHONY: docs-deps changelog-check publish-check docs docs-screenshot
 
 $(DOCS_VENV)/.done: docs/requirements.txt hack/find-python.sh
-	rm -rf $(DOCS_VENV)
-	"$$(hack/find-python.sh)" -m venv $(DOCS_VENV)
-	$(DOCS_VENV)/bin/pip install -q pip==26.3 $(UV_PIN)
+	$(call new_venv,$(DOCS_VENV),pip==26.3)
 	$(call uv_install,$(DOCS_VENV)) -r docs/requirements.txt
 	touch $@
 
