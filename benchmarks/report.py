@@ -258,7 +258,8 @@ def converge(doc):
         f"Machine: {machine_line(doc['machine'])}.",
         "",
         "From a clean slate each time (playbooks/uninstall.yml between runs, not timed), alternated: `site.yml --tags deploy` "
-        "(preflight, trial of the configuration, ClusterRole lock, apply, rollout wait; image already pushed) against `kubectl "
+        "(preflight, ClusterRole lock, apply, rollout wait; image already pushed; since 2026-12-02 a first install runs no "
+        "trial Pod: its own pods are the trial, and what it created is removed when they fail) against `kubectl "
         "patch` of the rendered ClusterRole patch + `kubectl apply -f` of the same rendered manifests and image digest + "
         "`kubectl rollout status` + polling until a pod of the new Deployment holds the Lease. Then, in the collection's leg, "
         "the re-runs with nothing changed (asserted changed=0). Both legs wait for the same probes: since 2026-12-02 the "

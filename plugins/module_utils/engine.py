@@ -410,18 +410,23 @@ def converge(kube, params, check_mode=False, diff=False):
         replaced = None
     timings["read"] = round(monotonic() - start, 1)
 
-    # 2. The trial, when the pod template (which covers the configuration) changed.
+    # 2. The trial, when an update changes the pod template (which covers the configuration): the scheduler that runs
+    #    keeps running unless the new one loads its configuration. A first install has no scheduler to protect: its own
+    #    pods are the trial, and when they fail, what the run created goes again (below), like helm install --atomic.
     template = template_label(deployment)
-    if not check_mode and template_label(previous_deployment) != template:
+    first_install = previous_deployment is None
+    if not check_mode and not first_install and template_label(previous_deployment) != template:
         timings["trial"] = run_trial(kube, deployment, configmap, timeout, image, params["hint"])
 
     # 3. The lock.
     start = monotonic()
-    result["changes"] += lock_converge(kube, lock, "present", check_mode)
-    namespace_object = lock.get("namespace")
+    lock_changes = lock_converge(kube, lock, "present", check_mode)
+    result["changes"] += lock_changes
+    namespace_object, namespace_created = lock.get("namespace"), None
     if namespace_object and kube.get("Namespace", namespace_object["metadata"]["name"]) is None:
         apply_changed(kube, namespace_object, check_mode, before={}, diffs=diffs if diff else None)
         result["changes"].append(ref(namespace_object))
+        namespace_created = namespace_object
     timings["lock"] = round(monotonic() - start, 1)
 
     # 4. Apply. Restarts of pods already running the template to deploy are not this run's doing.
@@ -452,6 +457,10 @@ def converge(kube, params, check_mode=False, diff=False):
         if check_mode:
             raise
         why = exc.msg if isinstance(exc, EngineError) else f"Applying the objects failed: {api_reason(exc)}."
+        if first_install:
+            created = [obj for obj, before in zip(objects, found, strict=True) if before is None]
+            msg = undo_install(kube, params, created, bool(lock_changes), namespace_created, why)
+            raise EngineError(msg, rolled_back=True, changes=[]) from None
         if replaced:  # the replaced Deployment comes back and adopts its ReplicaSets again: its pods never stopped
             kube.delete("Deployment", name, namespace, propagation="Background")
             wait_gone(kube, "Deployment", name, namespace, timeout)
@@ -533,7 +542,7 @@ def rollback(kube, params, previous_configmap, previous_deployment, why):
     deployment = find(params["objects"], "Deployment")
     name, namespace = deployment["metadata"]["name"], deployment["metadata"]["namespace"]
     if not (previous_deployment and previous_configmap):
-        return f"{why} Nothing to roll back to: this was the first install (kube_scheduler_state=absent removes it)."
+        return f"{why} Not rolled back: the Deployment had no ConfigMap to go back to (kube_scheduler_state=absent removes it)."
     for obj in previous_objects(previous_configmap, previous_deployment):
         kube.apply(obj)
     wanted = (previous_deployment.get("spec") or {}).get("replicas", 1)
@@ -546,6 +555,34 @@ def rollback(kube, params, previous_configmap, previous_deployment, why):
         if lease:
             msg += f"; the Lease {lock['lock_namespace']}/{lock['lock_name']} is held by {lease_holder(lease) or 'nobody'}"
     return msg + "."
+
+
+def undo_install(kube, params, created, lock_granted, namespace, why):
+    """A first install that failed: what the run created goes again, newest first (the Deployment in the foreground, so
+    its pods go with it), the Lease when one of its pods took it, the lock's RBAC when the run granted it, and the lock
+    namespace when the run created it. Returns the failure message."""
+    lock, timeout = params["lock"], params["wait_timeout"]
+    name = find(params["objects"], "Deployment")["metadata"]["name"]
+    gone = []
+    for obj in reversed(created):
+        metadata = obj["metadata"]
+        foreground = "Foreground" if obj["kind"] == "Deployment" else None
+        if kube.delete(obj["kind"], metadata["name"], metadata.get("namespace"), propagation=foreground, api_version=obj.get("apiVersion")):
+            wait_gone(kube, obj["kind"], metadata["name"], metadata.get("namespace"), timeout, api_version=obj.get("apiVersion"))
+            gone.append(ref(obj))
+    lease = kube.get("Lease", lock["lock_name"], lock["lock_namespace"]) if lock["leader_elect"] else None
+    if lease is not None and held_by(lease_holder(lease), name):
+        kube.delete("Lease", lock["lock_name"], lock["lock_namespace"])
+        gone.append(f"Lease {lock['lock_namespace']}/{lock['lock_name']}")
+    if lock_granted:
+        gone += lock_converge(kube, lock, "absent", False)
+    if namespace is not None and kube.delete("Namespace", namespace["metadata"]["name"]):
+        wait_gone(kube, "Namespace", namespace["metadata"]["name"], None, timeout)
+        gone.append(ref(namespace))
+    return (
+        f"{why} This was the first install: what it created is removed again ({', '.join(gone) or 'nothing was left'}), "
+        f"and the cluster is as it was before this run. {params['hint']}"
+    )
 
 
 def remove(kube, params, check_mode=False, diff=False):

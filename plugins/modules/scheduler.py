@@ -16,7 +16,7 @@ description:
     and the RBAC of the scheduler's lock.
   - With O(state=present) it reads what is deployed and refuses objects of the same names that this collection did not
     make (a hand-made install of the Kubernetes task, for example), before anything changes.
-  - When the pod template changed (the Deployment's pod template carries the label C(kubesched.io/pod-template), a
+  - When an update changes the pod template (the Deployment's pod template carries the label C(kubesched.io/pod-template), a
     checksum of the pod and of the configuration), it first tries the configuration with the image's kube-scheduler in a
     Pod that never connects to the API server (C(--master) at a closed port, C(--write-config-to)); a configuration
     kube-scheduler rejects, or an image whose kube-scheduler does not start, fails the run with what kube-scheduler said,
@@ -31,6 +31,9 @@ description:
   - When that does not happen within O(wait_timeout) seconds, it puts the previous ConfigMap and Deployment back (like
     C(helm upgrade --atomic)); the previous pods never stopped, so the scheduler that ran before keeps its Lease. The
     run fails with what the new pods did.
+  - The trial runs for an update only: a first install has no scheduler to protect, and its own pods are the trial. When
+    they fail, what the run created is deleted again (like C(helm install --atomic)): the objects, the Lease its pods
+    took, the lock's grant and binding, and the lock namespace.
   - With O(state=absent) it deletes the objects newest first (the Deployment in the foreground), the Lease when a pod of
     the scheduler held it last or nobody does, the lock namespace when the collection created it, and the lock's RBAC,
     taking back only what the collection added. The routing goes before the scheduler, being listed after it. Pods not
@@ -125,7 +128,8 @@ options:
     default: []
   hint:
     description:
-      - What the user can correct when the trial refuses the configuration or the image; the end of that message.
+      - What the user can correct when the trial (or a first install's pods) refuse the configuration or the image; the end
+        of that message.
     type: str
     default: Correct the configuration or the image.
 extends_documentation_fragment:

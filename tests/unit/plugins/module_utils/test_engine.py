@@ -194,13 +194,23 @@ def fast(monkeypatch):
     return now
 
 
-def test_first_install_tries_applies_and_waits_for_the_lease(fast):
+def test_first_install_applies_and_waits_for_the_lease_without_a_trial(fast):
+    """A first install has no running scheduler to protect: its own pods are the trial."""
     kube = FakeKube()
     result = engine.converge(kube, params())
     assert result["changed"]
-    assert "trial" in result["phases"] and "wait" in result["phases"]
+    assert "trial" not in result["phases"] and "wait" in result["phases"]
     assert result["lease_holder"].startswith(f"{NAME}-aaaa-abcde_")
     assert ("Deployment", NS, NAME) in kube.applied
+    assert ("Pod", NS, f"{NAME}-trial") not in kube.applied
+
+
+def test_an_update_of_the_pod_template_is_tried_first(fast):
+    kube = FakeKube()
+    engine.converge(kube, params())
+    result = engine.converge(kube, params(template="bbbb", config="profiles: [other]"))
+    assert "trial" in result["phases"] and result["changed"]
+    assert ("Pod", NS, f"{NAME}-trial") in kube.applied
     assert ("Pod", NS, f"{NAME}-trial") not in kube.store and ("ConfigMap", NS, f"{NAME}-trial") not in kube.store
 
 
@@ -253,12 +263,24 @@ def test_pods_that_do_not_start_are_rolled_back(fast):
     assert kube.store[("ConfigMap", NS, f"{NAME}-config")]["data"][f"{NAME}-config.yaml"] == "profiles: []"
 
 
-def test_first_install_that_fails_has_nothing_to_roll_back(fast):
+def test_a_first_install_that_fails_removes_what_it_created(fast, monkeypatch):
+    """Like helm install --atomic: the objects it created, newest first, and the lock it granted; not what was there."""
     kube = FakeKube()
+    kube.put({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": NAME, "namespace": NS, "labels": dict(LABELS)}})
+    granted = []
+    monkeypatch.setattr(engine.clusterrole, "run", lambda connect, p, check_mode=False: granted.append(p["state"]) or {"changed": p["state"] == "present"})
+    before = {key for key in kube.store if key[0] != "Pod"}
     kube.pod_behaviour = "crash"
     with pytest.raises(engine.EngineError) as failed:
         engine.converge(kube, params())
-    assert "Nothing to roll back to: this was the first install" in failed.value.msg
+    msg = failed.value.msg
+    assert "fail (CrashLoopBackOff, restarts: 2)" in msg and "Log: E flag provided but not defined: -bogus" in msg
+    assert f"This was the first install: what it created is removed again (Deployment {NS}/{NAME}, ConfigMap {NS}/{NAME}-config" in msg
+    assert "the cluster is as it was before this run. Correct it." in msg
+    assert failed.value.result["rolled_back"]
+    assert {key for key in kube.store if key[0] != "Pod"} == before
+    assert granted == ["present", "absent"]
+    assert [key[0] for key in kube.deleted if key[0] != "Pod"][:3] == ["Deployment", "ConfigMap", "ClusterRoleBinding"]
 
 
 def test_objects_made_by_hand_are_refused_before_anything_changes(fast):
@@ -333,8 +355,9 @@ class TrialKube(FakeKube):
 
 
 def trial_pod(kube, class_name):
-    """The trial Pod of a first install whose pods name the PriorityClass ``class_name``."""
-    run = params()
+    """The trial Pod of an update whose pods name the PriorityClass ``class_name``."""
+    engine.converge(kube, params())
+    run = params(template="bbbb")
     run["objects"][-1]["spec"]["template"]["spec"]["priorityClassName"] = class_name
     engine.converge(kube, run)
     return next(pod for pod in kube.pods_applied if pod["metadata"]["name"] == f"{NAME}-trial")
