@@ -53,6 +53,33 @@ kind_config() {  # kind_config FILE
   } > "$1"
 }
 
+# kind writes the kubeconfig in place (truncated, then written): a scenario reading it at that moment, on another
+# cluster beside (make test's compact scenario starts its cluster while the others run), sees an empty or half file.
+# kind writes a throwaway file instead, and $KUBECONFIG_PATH changes only by rename, its current context kept.
+kind_() {  # kind_ create|delete cluster ...: kind with a kubeconfig of its own, merged into (or removed from) ours
+  local tmp new current
+  [ -x "$KUBESCHED_BIN/kubectl" ] || { kind "$@"; return; }
+  tmp=$(mktemp); new="$KUBECONFIG_PATH.kubesched-$$"
+  kind "$@" --kubeconfig "$tmp" || { rm -f "$tmp"; return 1; }
+  mkdir -p "$(dirname "$KUBECONFIG_PATH")"
+  exec 7>"$KUBESCHED_CACHE/.kubeconfig.lock"
+  flock 7  # two clusters brought up at once would each write the file back without the other's context
+  [ -s "$KUBECONFIG_PATH" ] && cp "$KUBECONFIG_PATH" "$new" || : > "$new"
+  chmod 600 "$new"
+  for what in context cluster user; do
+    "$KUBESCHED_BIN/kubectl" config --kubeconfig "$new" "delete-$what" "$CONTEXT" >/dev/null 2>&1 || true
+  done
+  if [ "$1" = create ]; then
+    current=$("$KUBESCHED_BIN/kubectl" config --kubeconfig "$new" current-context 2>/dev/null) || current=
+    KUBECONFIG="$tmp:$new" "$KUBESCHED_BIN/kubectl" config view --flatten > "$new.merged"
+    mv -f "$new.merged" "$new"
+    [ -z "$current" ] || "$KUBESCHED_BIN/kubectl" config --kubeconfig "$new" use-context "$current" >/dev/null
+  fi
+  mv -f "$new" "$KUBECONFIG_PATH"
+  flock -u 7
+  rm -f "$tmp"
+}
+
 # cluster_exists NAME: kind lists it. (Not `kind get clusters | grep -q`: grep -q leaves at the first match, and
 # under pipefail kind's write of the next name then fails the pipeline with SIGPIPE.)
 cluster_exists() {
@@ -95,10 +122,10 @@ up() {
     running=$(docker inspect -f '{{index .Config.Labels "io.x-k8s.kind.cluster"}} {{.Config.Image}}' "$CLUSTER_NAME-control-plane" 2>/dev/null | awk '{print $2}')
     if [ "$running" != "$node_image" ]; then
       log "cluster $CLUSTER_NAME runs $running, not $node_image: recreating it"
-      kind delete cluster --name "$CLUSTER_NAME"
+      kind_ delete cluster --name "$CLUSTER_NAME"
     elif ! healthy; then
       log "cluster $CLUSTER_NAME exists but is not healthy (stopped nodes, or Docker restarted under it): recreating it"
-      kind delete cluster --name "$CLUSTER_NAME"
+      kind_ delete cluster --name "$CLUSTER_NAME"
     else
       log "cluster $CLUSTER_NAME is up (node image $node_image)"
     fi
@@ -107,7 +134,7 @@ up() {
     local cfg; cfg=$(mktemp)
     kind_config "$cfg"
     log "kind create cluster --name $CLUSTER_NAME --image $node_image (1 control-plane + $CLUSTER_WORKERS workers)"
-    kind create cluster --name "$CLUSTER_NAME" --image "$node_image" --config "$cfg" --wait 5m --retain \
+    kind_ create cluster --name "$CLUSTER_NAME" --image "$node_image" --config "$cfg" --wait 5m --retain \
       || { kind export logs "$KUBESCHED_CACHE/kind-logs" --name "$CLUSTER_NAME" >/dev/null 2>&1 || true
            die "kind create cluster failed; node logs in $KUBESCHED_CACHE/kind-logs"; }
     rm -f "$cfg"
@@ -180,7 +207,7 @@ status() {
 }
 
 down() {
-  kind delete cluster --name "$CLUSTER_NAME" 2>/dev/null || true
+  kind_ delete cluster --name "$CLUSTER_NAME" 2>/dev/null || true
   # The registry serves every version's cluster: it goes with the last of them.
   if kind get clusters 2>/dev/null | grep -E '^kubesched(-[0-9]+-[0-9]+)?$' >/dev/null; then
     log "cluster $CLUSTER_NAME removed; registry $REGISTRY_NAME kept for the other clusters"; return
