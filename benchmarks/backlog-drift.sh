@@ -7,6 +7,10 @@
 #   benchmarks/backlog-drift.sh                      6 runs; from run DEFRAG_FROM (default 4) on, etcd is compacted
 #                                                    to its current revision and defragmented before the run
 #   RUNS="1 2 3" DEFRAG_FROM=1 benchmarks/backlog-drift.sh   3 runs, each after a compaction and defragmentation
+#   RESTART_FROM=2 benchmarks/backlog-drift.sh       from run 2 on, kube-apiserver is restarted before the run (its
+#                                                    static Pod's manifest moved out and back, then /readyz waited for)
+# Each run also prints the host's CPU time during it (user, system, idle, steal: /proc/stat), so that a slower run
+# on a busier host shows as one.
 # Installs bench-scheduler-tuned (its image from an earlier `make bench`) and the kwok nodes, removes both at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -29,6 +33,18 @@ defrag() {
   etcd maintenance/defragment '{}' >/dev/null
   echo "compacted to $rev and defragmented: $(status)"
 }
+restart_apiserver() {
+  local manifest=/etc/kubernetes/manifests/kube-apiserver.yaml aside=/etc/kubernetes/kube-apiserver.yaml.drift
+  docker exec "$node" sh -c "mv $manifest $aside && while crictl ps -q --name '^kube-apiserver\$' | grep -q .; do sleep 1; done && mv $aside $manifest"
+  for _ in $(seq 120); do kubectl --context "$context" get --raw /readyz >/dev/null 2>&1 && break; sleep 1; done
+  sleep 20  # the controllers and the kwok nodes re-list and settle
+  echo "kube-apiserver restarted: $(docker exec "$node" crictl ps --name '^kube-apiserver$' -o json | jq -r '.containers[0].createdAt')"
+}
+cpu() { awk '/^cpu /{print $2+$3, $4, $5, $9}' /proc/stat; }  # user(+nice) system idle steal, in ticks
+cpu_share() {  # cpu_share "BEFORE" "AFTER": the shares of user, system, idle, steal between two readings
+  python3 -c 'import sys; a=list(map(int,sys.argv[1].split())); b=list(map(int,sys.argv[2].split())); d=[y-x for x,y in zip(a,b)]; t=sum(d) or 1
+print("cpu: " + ", ".join(f"{n} {100*v/t:.0f}%" for n, v in zip(("user","system","idle","steal"), d)))' "$1" "$2"
+}
 cleanup() {
   ansible-playbook playbooks/uninstall.yml -e "$vars" >/dev/null
   hack/kind/kwok.sh down
@@ -40,8 +56,11 @@ BENCH_RESULTS=$(mktemp -d)
 export BENCH_RESULTS
 for i in ${RUNS:-1 2 3 4 5 6}; do
   if [ "$i" -ge "${DEFRAG_FROM:-4}" ]; then defrag; fi
+  if [ "$i" -ge "${RESTART_FROM:-1000}" ]; then restart_apiserver; fi
   echo "run $i: etcd $(status), $(date +%T)"
+  before=$(cpu)
   (cd benchmarks && "$py" backlog.py --context "$context" --schedulers bench-scheduler-tuned --pods 3000 --repetitions 1) | grep 'backlog: rep'
+  cpu_share "$before" "$(cpu)"
 done
 echo "after: etcd $(status)"
 rm -rf "$BENCH_RESULTS"
