@@ -7,6 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 KUBECONFIG_PATH=${KUBECONFIG:-$HOME/.kube/config}
+KUBECONFIG_PATH=${KUBECONFIG_PATH%%:*}  # of a list, the first file (where kind writes too)
 CONTEXT=kind-$CLUSTER_NAME
 
 kubectl_() { "$KUBESCHED_BIN/kubectl" --context "$CONTEXT" "$@"; }
