@@ -31,9 +31,9 @@ description:
   - When that does not happen within O(wait_timeout) seconds, it puts the previous ConfigMap and Deployment back (like
     C(helm upgrade --atomic)); the previous pods never stopped, so the scheduler that ran before keeps its Lease. The
     run fails with what the new pods did.
-  - The trial runs for an update only: a first install has no scheduler to protect, and its own pods are the trial. When
-    they fail, what the run created is deleted again (like C(helm install --atomic)): the objects, the Lease its pods
-    took, the lock's grant and binding, and the lock namespace.
+  - The trial runs for an update only, since a first install has no scheduler to protect and its own pods are the trial. When
+    they fail, what the run created is deleted again (the objects, the Lease its pods took, the lock's grant and
+    binding, the lock namespace), like C(helm install --atomic).
   - With O(state=absent) it deletes the objects newest first (the Deployment in the foreground), the Lease when a pod of
     the scheduler held it last or nobody does, the lock namespace when the collection created it, and the lock's RBAC,
     taking back only what the collection added. The routing goes before the scheduler, being listed after it. Pods not
