@@ -134,7 +134,7 @@ def pod_states(pods):
             for s in status.get("containerStatuses") or []
             if ((s.get("state") or {}).get("waiting") or {}).get("message")
         ]
-        lines.append(" ".join(words))
+        lines.append(" ".join(dict.fromkeys(words)))  # Ready and ContainersReady say the same
     return lines
 
 

@@ -399,3 +399,10 @@ def test_objects_made_by_hand_are_taken_over_when_adopt_is_set(fast):
     assert ("ReplicaSet", NS, f"{NAME}-5d9c") in kube.deleted
     assert result["lease_holder"].startswith(f"{NAME}-aaaa-abcde_")
     assert not engine.converge(kube, dict(params(), adopt=True))["changed"]
+
+
+def test_pod_states_say_a_message_once():
+    unready = "containers with unready status: [kube-second-scheduler]"
+    pod = {"metadata": {"name": "p"}, "status": {"phase": "Running", "conditions": [
+        {"type": "Ready", "status": "False", "message": unready}, {"type": "ContainersReady", "status": "False", "message": unready}]}}
+    assert engine.pod_states([pod]) == [f"p Running {unready}"]
