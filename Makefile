@@ -35,14 +35,17 @@ help: ## list the targets
 # $(call new_venv,DIR[,PIP]): a venv of the Python hack/find-python.sh finds, with pip (the newest, or the PIP spec)
 # and uv. The packages go in with
 # $(call uv_install,DIR): `uv pip install`, the same requirements and constraints from the same index as pip, resolved
-# and installed in seconds where pip takes more than a minute (uv's cache, ~/.cache/uv, serves the next venv).
+# and installed in seconds where pip takes more than a minute (uv's cache, ~/.cache/uv, serves the next venv). Unlike
+# pip, uv writes no bytecode unless told (--compile-bytecode): without it, under PYTHONDONTWRITEBYTECODE (set on CI
+# machines and in many containers) every ansible-playbook and every module process compiles ansible and the
+# kubernetes client from source again (an empty playbook 0.99 s against 0.73 s, 3 runs each, 2026-12-02).
 UV_PIN := uv==0.13.9
 define new_venv
 	rm -rf $(1)
 	"$$(hack/find-python.sh)" -m venv $(1)
 	$(1)/bin/pip install -q --upgrade $(or $(2),pip) $(UV_PIN)
 endef
-uv_install = $(1)/bin/uv pip install -q --python $(1)/bin/python
+uv_install = $(1)/bin/uv pip install -q --compile-bytecode --python $(1)/bin/python
 
 $(VENV)/.done: requirements-dev.txt requirements.txt constraints.txt hack/find-python.sh
 	$(call new_venv,$(VENV))
