@@ -207,6 +207,17 @@ def wait_gone(kube, kind, name, namespace, timeout, api_version=None):
     poll_until(lambda: kube.get(kind, name, namespace, api_version=api_version), lambda obj: obj is None, timeout, interval=0.5)
 
 
+def delete_and_wait(kube, obj, timeout):
+    """Delete the object ``obj`` names and wait until it is gone; False when it did not exist. A Deployment goes in the
+    foreground: once it is gone, so are its pods, and nothing renews the Lease."""
+    kind, metadata, api_version = obj["kind"], obj["metadata"], obj.get("apiVersion")
+    propagation = "Foreground" if kind == "Deployment" else None
+    if not kube.delete(kind, metadata["name"], metadata.get("namespace"), propagation=propagation, api_version=api_version):
+        return False
+    wait_gone(kube, kind, metadata["name"], metadata.get("namespace"), timeout, api_version=api_version)
+    return True
+
+
 def run_trial(kube, deployment, configmap, timeout, image, fix):
     """Try the configuration; raise EngineError when kube-scheduler refuses it or does not start. Returns seconds taken."""
     start = monotonic()
@@ -563,21 +574,14 @@ def undo_install(kube, params, created, lock_granted, namespace, why):
     namespace when the run created it. Returns the failure message."""
     lock, timeout = params["lock"], params["wait_timeout"]
     name = find(params["objects"], "Deployment")["metadata"]["name"]
-    gone = []
-    for obj in reversed(created):
-        metadata = obj["metadata"]
-        foreground = "Foreground" if obj["kind"] == "Deployment" else None
-        if kube.delete(obj["kind"], metadata["name"], metadata.get("namespace"), propagation=foreground, api_version=obj.get("apiVersion")):
-            wait_gone(kube, obj["kind"], metadata["name"], metadata.get("namespace"), timeout, api_version=obj.get("apiVersion"))
-            gone.append(ref(obj))
+    gone = [ref(obj) for obj in reversed(created) if delete_and_wait(kube, obj, timeout)]
     lease = kube.get("Lease", lock["lock_name"], lock["lock_namespace"]) if lock["leader_elect"] else None
     if lease is not None and held_by(lease_holder(lease), name):
         kube.delete("Lease", lock["lock_name"], lock["lock_namespace"])
         gone.append(f"Lease {lock['lock_namespace']}/{lock['lock_name']}")
     if lock_granted:
         gone += lock_converge(kube, lock, "absent", False)
-    if namespace is not None and kube.delete("Namespace", namespace["metadata"]["name"]):
-        wait_gone(kube, "Namespace", namespace["metadata"]["name"], None, timeout)
+    if namespace is not None and delete_and_wait(kube, namespace, timeout):
         gone.append(ref(namespace))
     return (
         f"{why} This was the first install: what it created is removed again ({', '.join(gone) or 'nothing was left'}), "
@@ -595,18 +599,13 @@ def remove(kube, params, check_mode=False, diff=False):
     name = deployment["metadata"]["name"]
     served = [name]
     for obj in reversed(objects):
-        kind, metadata = obj["kind"], obj["metadata"]
         current = read(kube, obj)
         if current is None:
             continue
-        if kind == "Deployment":
+        if obj["kind"] == "Deployment":
             served = served_names(current) or served
         if not check_mode:
-            # The Deployment goes in the foreground: once it is gone, so are its pods, and nothing renews the Lease.
-            kube.delete(
-                kind, metadata["name"], metadata.get("namespace"), propagation="Foreground" if kind == "Deployment" else None, api_version=obj.get("apiVersion")
-            )
-            wait_gone(kube, kind, metadata["name"], metadata.get("namespace"), timeout, api_version=obj.get("apiVersion"))
+            delete_and_wait(kube, obj, timeout)
         result["changes"].append(f"{ref(obj)} deleted")
     # The scheduler's pods created the Lease: it goes when one of them held it last, or when it was released.
     lease = kube.get("Lease", lock["lock_name"], lock["lock_namespace"])
