@@ -30,8 +30,31 @@ registry_up() {
     docker run -d --restart=always --name "$REGISTRY_NAME" -p "127.0.0.1:$REGISTRY_PORT:5000" \
       -v kubesched-registry-data:/var/lib/registry "$image" >/dev/null
   fi
-  for _ in $(seq 30); do curl -fsS "http://127.0.0.1:$REGISTRY_PORT/v2/" >/dev/null 2>&1 && return 0; sleep 1; done
-  die "registry did not answer on 127.0.0.1:$REGISTRY_PORT"
+  registry_answers 30 && return 0
+  # Seen once after dockerd was restarted under the running containers (CI's first step when the previous
+  # session's dockerd was killed): the container ran, listened, and 127.0.0.1:$REGISTRY_PORT did not reach it.
+  # A restart gives it a new port proxy; the state of the failure is printed first.
+  log "registry $REGISTRY_NAME runs but does not answer on 127.0.0.1:$REGISTRY_PORT; restarting it"
+  registry_diagnose
+  docker restart "$REGISTRY_NAME" >/dev/null
+  registry_answers 60 && return 0
+  registry_diagnose
+  die "registry did not answer on 127.0.0.1:$REGISTRY_PORT (container $REGISTRY_NAME, restarted once)"
+}
+registry_answers() {  # registry_answers SECONDS: whether /v2/ answers within that time
+  local deadline=$((SECONDS + $1))
+  while [ "$SECONDS" -lt "$deadline" ]; do
+    curl -fsS -m 2 --noproxy '*' "http://127.0.0.1:$REGISTRY_PORT/v2/" >/dev/null 2>&1 && return 0
+    sleep 1
+  done
+  return 1
+}
+registry_diagnose() {
+  docker inspect -f 'state={{.State.Status}} started={{.State.StartedAt}} restarts={{.RestartCount}} {{range $k, $v := .NetworkSettings.Networks}}{{$k}}={{$v.IPAddress}} {{end}}' "$REGISTRY_NAME" >&2 || true
+  docker port "$REGISTRY_NAME" >&2 || true
+  ss -ltnp "sport = :$REGISTRY_PORT" >&2 || true
+  curl -sS -m 3 --noproxy '*' -o /dev/null -w 'curl: HTTP %{http_code}\n' "http://127.0.0.1:$REGISTRY_PORT/v2/" >&2 || true
+  docker logs --tail 5 "$REGISTRY_NAME" >&2 || true
 }
 
 kind_config() {  # kind_config FILE
