@@ -281,7 +281,7 @@ def converge(doc):
 
 
 # The collection's modules that make no API request (action plugins run on the controller).
-CONTROLLER_ONLY = ("kubesched.scheduler.check_inputs",)
+CONTROLLER_ONLY = ("kubesched.scheduler.check_inputs", "kubesched.scheduler.write_files")
 
 
 def talks_to_api(module):

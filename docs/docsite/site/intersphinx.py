@@ -28,7 +28,7 @@ import zlib
 CORE_LABELS = {
     "common_return_values": ("reference_appendices/common_return_values.html", "Return Values"),
     "ansible_configuration_settings": ("reference_appendices/config.html", "Ansible Configuration Settings"),
-    # the note of a module that has an action plugin of the same name (check_inputs)
+    # the note of a module that has an action plugin of the same name (check_inputs, write_files)
     "action_plugins": ("plugins/action.html", "Action plugins"),
 }
 # A reference to a label of a collection: ansible_collections.NS.NAME.REST.
