@@ -9,6 +9,8 @@
 #   RUNS="1 2 3" DEFRAG_FROM=1 benchmarks/backlog-drift.sh   3 runs, each after a compaction and defragmentation
 #   RESTART_FROM=2 benchmarks/backlog-drift.sh       from run 2 on, kube-apiserver is restarted before the run (its
 #                                                    static Pod's manifest moved out and back, then /readyz waited for)
+#   KWOK_RESTART_FROM=3 benchmarks/backlog-drift.sh  from run 3 on, kwok's controller is restarted before the run (its
+#                                                    pods' IP pools, kept in its memory, start empty again)
 # Each run also prints the host's CPU time during it (user, system, idle, steal: /proc/stat), so that a slower run
 # on a busier host shows as one.
 # Installs bench-scheduler-tuned (its image from an earlier `make bench`) and the kwok nodes, removes both at the end.
@@ -40,6 +42,12 @@ restart_apiserver() {
   sleep 20  # the controllers and the kwok nodes re-list and settle
   echo "kube-apiserver restarted: $(docker exec "$node" crictl ps --name '^kube-apiserver$' -o json | jq -r '.containers[0].createdAt')"
 }
+restart_kwok() {
+  kubectl --context "$context" -n kube-system rollout restart deployment/kwok-controller >/dev/null
+  kubectl --context "$context" -n kube-system rollout status deployment/kwok-controller --timeout=180s >/dev/null
+  sleep 20  # the new controller takes the fake Nodes over again
+  echo "kwok-controller restarted: $(kubectl --context "$context" -n kube-system get pods -l app=kwok-controller -o jsonpath='{.items[*].metadata.name}')"
+}
 cpu() { awk '/^cpu /{print $2+$3, $4, $5, $9}' /proc/stat; }  # user(+nice) system idle steal, in ticks
 cpu_share() {  # cpu_share "BEFORE" "AFTER": the shares of user, system, idle, steal between two readings
   python3 -c 'import sys; a=list(map(int,sys.argv[1].split())); b=list(map(int,sys.argv[2].split())); d=[y-x for x,y in zip(a,b)]; t=sum(d) or 1
@@ -57,6 +65,7 @@ export BENCH_RESULTS
 for i in ${RUNS:-1 2 3 4 5 6}; do
   if [ "$i" -ge "${DEFRAG_FROM:-4}" ]; then defrag; fi
   if [ "$i" -ge "${RESTART_FROM:-1000}" ]; then restart_apiserver; fi
+  if [ "$i" -ge "${KWOK_RESTART_FROM:-1000}" ]; then restart_kwok; fi
   echo "run $i: etcd $(status), $(date +%T)"
   before=$(cpu)
   (cd benchmarks && "$py" backlog.py --context "$context" --schedulers bench-scheduler-tuned --pods 3000 --repetitions 1) | grep 'backlog: rep'
