@@ -49,7 +49,7 @@ def test_writes_every_file_and_the_directories(tmp_path):
     assert (dest / "config" / "b.yaml").read_text() == "b: 1\n"
     assert mode(dest / "10-a.yaml") == 0o644
     assert mode(dest / "config" / "b.yaml") == 0o600
-    assert not [p for p in dest.rglob(".write_files-*")]
+    assert not list(dest.rglob(".write_files-*"))
 
 
 def test_a_second_run_changes_nothing(tmp_path):
