@@ -7,9 +7,9 @@ Documented in plugins/modules/check_inputs.py.
 
 from __future__ import annotations
 
-from ansible.plugins.action import ActionBase
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils.inputs import CHECKS, check, missing
+from ansible_collections.kubesched.scheduler.plugins.plugin_utils.controller_action import ControllerAction
 
 ARGUMENT_SPEC = {
     "checks": {"type": "list", "elements": "str", "choices": sorted(CHECKS), "required": True},
@@ -17,18 +17,11 @@ ARGUMENT_SPEC = {
 }
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _supports_check_mode = True
-    _supports_async = False
+class ActionModule(ControllerAction):
+    ARGUMENT_SPEC = ARGUMENT_SPEC
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        del tmp  # no module runs, so no temporary directory is used
-        dummy, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+    def act(self, args, result):
         checks, values = args["checks"], args["values"]
-        result["changed"] = False
         lacking = missing(checks, values)
         if lacking:
             result.update(failed=True, messages=[], msg=f"check_inputs: values lacks {', '.join(lacking)}, which the checks {', '.join(checks)} read")

@@ -13,7 +13,8 @@ import tempfile
 
 from ansible.errors import AnsibleActionFail
 from ansible.module_utils.common.text.converters import to_bytes, to_text
-from ansible.plugins.action import ActionBase
+
+from ansible_collections.kubesched.scheduler.plugins.plugin_utils.controller_action import ControllerAction
 
 ARGUMENT_SPEC = {
     "dest": {"type": "path", "required": True},
@@ -76,16 +77,10 @@ def write(path, data, mode):
         raise
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _supports_check_mode = True
-    _supports_async = False
+class ActionModule(ControllerAction):
+    ARGUMENT_SPEC = ARGUMENT_SPEC
 
-    def run(self, tmp=None, task_vars=None):
-        result = super().run(tmp, task_vars)
-        del tmp  # no module runs, so no temporary directory is used
-        dummy, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+    def act(self, args, result):
         dest, check_mode = args["dest"], self._task.check_mode
         directory_mode = octal(args["directory_mode"], "directory_mode")
         plans, seen = [], set()
