@@ -21,7 +21,8 @@ description:
 options:
   dest:
     description:
-      - The directory the paths of O(files) are relative to, on the controller. Created when missing.
+      - The directory the paths of O(files) are relative to, on the controller. It and the subdirectories the files
+        need are created as they are written (not in check mode).
     type: path
     required: true
   files:
