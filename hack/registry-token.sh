@@ -11,18 +11,19 @@
 #     with the "refused" message; a missing tag with must_exist=false is exists=false;
 #   - neither the password, nor its Basic header, nor any token the server issued is in the output (-v).
 # What it starts, all on 127.0.0.1 and all removed on exit: the registry (container kubesched-registry-token
-# from kubesched.local/registry:latest, on port 5002, or REGISTRY_MODE=host: the docker-registry binary on
-# the host), the token server (port 5003), a temp dir with a self-signed certificate and key made by openssl,
+# from kubesched.local/registry:latest, on port 5004, or REGISTRY_MODE=host: the docker-registry binary on
+# the host), the token server (port 5005), a temp dir with a self-signed certificate and key made by openssl,
 # the generated credentials, the registry's storage and a DOCKER_CONFIG for the login, and the tag
-# 127.0.0.1:5002/token-test:v1 of busybox:latest.
+# 127.0.0.1:5004/token-test:v1 of busybox:latest. Its ports are not the reliability scenario's password registry's
+# (5002): make test runs this check in its background chain, beside the scenarios.
 # usage: hack/registry-token.sh   (ANSIBLE_COLLECTIONS_PATH from the environment, else build/collections)
 # env:   REGISTRY_MODE=auto|container|host  REGISTRY_IMAGE  SOURCE_IMAGE (busybox:latest)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 
-REGISTRY_PORT=5002
-TOKEN_PORT=5003
+REGISTRY_PORT=5004
+TOKEN_PORT=5005
 REGISTRY=127.0.0.1:$REGISTRY_PORT
 REALM=http://127.0.0.1:$TOKEN_PORT/token
 SERVICE=kubesched-registry-token

@@ -16,7 +16,7 @@ that grants nothing (as Docker Hub and Harbor do for a private repository); wron
 Every token it issues is appended to the --tokens file, so that the caller can check that none leaks.
 Nothing secret is logged.
 
-usage: registry_token_server.py serve --listen 127.0.0.1:5003 --key KEY --cert CERT --issuer ISS --service SVC
+usage: registry_token_server.py serve --listen 127.0.0.1:5005 --key KEY --cert CERT --issuer ISS --service SVC
                                       --credentials FILE [--tokens FILE]
        registry_token_server.py mint --key KEY --cert CERT --issuer ISS --service SVC [--subject SUB] [SCOPE...]
            prints one token for the scopes (repository:NAME:ACTIONS), with no credentials asked
@@ -177,7 +177,7 @@ def main(argv=None):
         command.add_argument("--issuer", required=True)
         command.add_argument("--service", required=True)
     serve = sub.choices["serve"]
-    serve.add_argument("--listen", default="127.0.0.1:5003")
+    serve.add_argument("--listen", default="127.0.0.1:5005")
     serve.add_argument("--credentials", required=True, help="a file holding user:password")
     serve.add_argument("--tokens", help="a file every issued token is appended to")
     mint = sub.choices["mint"]

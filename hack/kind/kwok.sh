@@ -71,8 +71,14 @@ up() {
   local count=${1:?usage: kwok.sh up NODES [PODS]} pods=${2:-110} dir start
   [[ $count =~ ^[0-9]+$ && $pods =~ ^[0-9]+$ ]] || die "usage: kwok.sh up NODES [PODS] (whole numbers)"
   start=$(date +%s)
+  # One build and push at a time: make test brings kwok up on two clusters at once (a scenario's prepare in the
+  # foreground, the benchmarks' smoke run in the background), and both write the same binary, image and tag.
+  mkdir -p "$KUBESCHED_CACHE/extras"
+  exec 6> "$KUBESCHED_CACHE/extras/kwok.lock"
+  flock 6
   dir=$(kwok_build)
   kwok_image
+  flock -u 6
   k kustomize "$dir/kustomize/kwok" | sed "s#image: registry.k8s.io/kwok/kwok\$#image: $KWOK_IMAGE#" | k apply --server-side -f - >/dev/null
   k wait --for condition=established --timeout=60s crd/stages.kwok.x-k8s.io >/dev/null
   k kustomize "$dir/kustomize/stage/fast" | k apply --server-side -f - >/dev/null
