@@ -11,9 +11,8 @@ bench-smoke: install cluster k8s-source ## the benchmarks' code at a small size,
 	benchmarks/run.sh smoke
 
 # make test runs the smoke size on the oldest maintained minor's cluster, last in its background chain (after the
-# compact scenario has used that cluster): the Kubernetes source at that version, its kube-scheduler built for the
-# bench schedulers, kwok's nodes on that cluster; nothing on the newest minor's cluster, where the scenarios run.
+# compact scenario has used that cluster): bench-smoke with KUBE_VERSION set on its command line, which make exports to
+# benchmarks/run.sh (that version's cluster, Kubernetes source and kube-scheduler for the bench schedulers, kwok's nodes
+# there); nothing on the newest minor's cluster, where the scenarios run.
 bench-smoke-oldest: install ## bench-smoke on the oldest maintained minor's cluster (make test's background)
-	KUBE_VERSION=$(OLDEST_KUBE_VERSION) $(KIND)/cluster.sh up
-	hack/k8s-source.sh $(OLDEST_KUBE_VERSION) >/dev/null
-	KUBE_VERSION=$(OLDEST_KUBE_VERSION) benchmarks/run.sh smoke
+	$(MAKE) --no-print-directory -o install bench-smoke KUBE_VERSION=$(OLDEST_KUBE_VERSION)
