@@ -54,9 +54,21 @@ background_failed() {
   [ -n "$bg_pid" ] && [ -s "$status" ] && [ "$(cat "$status")" != 0 ]
 }
 
-fail() {
+# What a failed stage's log says where it failed: its error lines with a little context, each cut to 1500 characters,
+# printed after the table, so that the end of the run's output (all a CI summary may keep) names the failure.
+failure_lines() {  # failure_lines LOG
+  [ -s "$1" ] || return 0
+  echo "---- where it failed ($1: its error lines) ----"
+  grep -n -B3 -A2 -E 'fatal: \[|FAILED! =>|failed=[1-9]|^ERROR|CRITICAL|Error( [0-9]+)?:|^make(\[[0-9]+\])?: \*\*\*' "$1" \
+    | grep -v 'FAILED - RETRYING' | tail -n 60 | cut -c1-1500
+  echo "---- end of the error lines ----"
+}
+
+fail() {  # fail CODE [LOG]
   join_background
   table
+  failure_lines "${2:-}"
+  [ -s "$status" ] && [ "$(cat "$status")" != 0 ] && failure_lines "$log"
   exit "$1"
 }
 
@@ -75,20 +87,24 @@ for stage in "$@"; do
     continue
   fi
   t=$(date +%s)
-  if make --no-print-directory "${made[@]}" "$stage"; then
+  # Each stage's output is kept in build/stages/STAGE.log as well, for the error lines at a failure.
+  mkdir -p build/stages
+  make --no-print-directory "${made[@]}" "$stage" 2>&1 | tee "build/stages/$stage.log"
+  rc=${PIPESTATUS[0]}
+  if [ "$rc" = 0 ]; then
     rows+=("| make $stage | $(( $(date +%s) - t )) | passed |")
     echo "stage: make $stage passed in $(( $(date +%s) - t ))s"
     made+=(-o "$stage")
   else
-    rc=$?
     rows+=("| make $stage | $(( $(date +%s) - t )) | FAILED (exit $rc) |")
-    fail "$rc"
+    fail "$rc" "build/stages/$stage.log"
   fi
 done
 t=$(date +%s)
 if ! join_background; then
   rows+=("| all | $(( $(date +%s) - total )) | FAILED (background) |")
   table
+  failure_lines "$log"
   exit 1
 fi
 [ "$(( $(date +%s) - t ))" -gt 0 ] && rows+=("| waiting for the background | $(( $(date +%s) - t )) | |")
