@@ -168,8 +168,8 @@ multi-cluster: install ## site.yml, verify.yml and uninstall.yml on the oldest a
 	  -e kube_scheduler_verify_namespace=kubesched-verify-multi
 	$(VENV)/bin/ansible-playbook -i $(MULTI_INVENTORY) playbooks/uninstall.yml -e kube_scheduler_hosts=clusters
 
-demo: deps cluster k8s-source ## build, push, deploy the second scheduler on the kind cluster and show pod placement
-	hack/demo.sh
+demo: deps cluster k8s-source ## build, push, deploy the second scheduler on the kind cluster and show pod placement (KUBE_VERSION=v1.36.3: on that version's cluster)
+	KUBE_VERSION=$(KUBE_VERSION) hack/demo.sh
 
 clean: ## remove build output (not the cluster, not the caches)
 	rm -rf $(BUILD)
