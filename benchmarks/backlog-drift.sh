@@ -11,9 +11,13 @@
 #                                                    static Pod's manifest moved out and back, then /readyz waited for)
 #   KWOK_RESTART_FROM=3 benchmarks/backlog-drift.sh  from run 3 on, kwok's controller is restarted before the run (its
 #                                                    pods' IP pools, kept in its memory, start empty again)
+#   POD_STAGES_OFF_FROM=3 benchmarks/backlog-drift.sh  from run 3 on, kwok's pod stages (pod-ready, pod-complete,
+#                                                    pod-delete) are deleted: bound pods get no status updates, so
+#                                                    the API server serves the binds without kwok's Ready patches
 # Each run also prints the host's CPU time during it (user, system, idle, steal: /proc/stat), so that a slower run
 # on a busier host shows as one.
-# Installs bench-scheduler-tuned (its image from an earlier `make bench`) and the kwok nodes, removes both at the end.
+# Installs bench-scheduler-tuned (site.yml: its image built when the registry lacks it) and the kwok nodes, removes
+# both at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 . benchmarks/lib.sh
@@ -48,6 +52,10 @@ restart_kwok() {
   sleep 20  # the new controller takes the fake Nodes over again
   echo "kwok-controller restarted: $(kubectl --context "$context" -n kube-system get pods -l app=kwok-controller -o jsonpath='{.items[*].metadata.name}')"
 }
+pod_stages_off() {
+  kubectl --context "$context" delete stages.kwok.x-k8s.io pod-ready pod-complete pod-delete --ignore-not-found >/dev/null
+  echo "kwok's pod stages deleted: $(kubectl --context "$context" get stages.kwok.x-k8s.io -o name | tr '\n' ' ')"
+}
 cpu() { awk '/^cpu /{print $2+$3, $4, $5, $9}' /proc/stat; }  # user(+nice) system idle steal, in ticks
 cpu_share() {  # cpu_share "BEFORE" "AFTER": the shares of user, system, idle, steal between two readings
   python3 -c 'import sys; a=list(map(int,sys.argv[1].split())); b=list(map(int,sys.argv[2].split())); d=[y-x for x,y in zip(a,b)]; t=sum(d) or 1
@@ -59,13 +67,14 @@ cleanup() {
 }
 trap cleanup EXIT
 hack/kind/kwok.sh up 250 400
-ansible-playbook playbooks/site.yml --tags deploy -e "$vars" >/dev/null || exit 1
+ansible-playbook playbooks/site.yml -e "$vars" >/dev/null || exit 1
 BENCH_RESULTS=$(mktemp -d)
 export BENCH_RESULTS
 for i in ${RUNS:-1 2 3 4 5 6}; do
   if [ "$i" -ge "${DEFRAG_FROM:-4}" ]; then defrag; fi
   if [ "$i" -ge "${RESTART_FROM:-1000}" ]; then restart_apiserver; fi
   if [ "$i" -ge "${KWOK_RESTART_FROM:-1000}" ]; then restart_kwok; fi
+  if [ "$i" -eq "${POD_STAGES_OFF_FROM:-1000}" ]; then pod_stages_off; fi
   echo "run $i: etcd $(status), $(date +%T)"
   before=$(cpu)
   (cd benchmarks && "$py" backlog.py --context "$context" --schedulers bench-scheduler-tuned --pods 3000 --repetitions 1) | grep 'backlog: rep'
