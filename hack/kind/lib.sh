@@ -5,6 +5,12 @@ set -euo pipefail
 KIND_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=hack/kind/versions.env
 . "$KIND_DIR/versions.env"
+# Every cluster name, cache key and download below derives from KUBE_VERSION: a release, checked before anything is made.
+[[ $KUBE_VERSION =~ ^v1\.[0-9]+\.[0-9]+$ ]] || {
+  printf "ERROR: KUBE_VERSION must be a release v1.MINOR.PATCH (the default %s; make test-matrix uses %s), not '%s'\n" \
+    "$DEFAULT_KUBE_VERSION" "$MATRIX_KUBE_VERSIONS" "$KUBE_VERSION" >&2
+  exit 1
+}
 
 # Where builds are cached. Outside the checkout so that a fresh clone (CI) reuses them.
 KUBESCHED_CACHE=${KUBESCHED_CACHE:-/var/cache/kubesched}
