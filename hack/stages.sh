@@ -103,9 +103,7 @@ done
 t=$(date +%s)
 if ! join_background; then
   rows+=("| all | $(( $(date +%s) - total )) | FAILED (background) |")
-  table
-  failure_lines "$log"
-  exit 1
+  fail 1
 fi
 [ "$(( $(date +%s) - t ))" -gt 0 ] && rows+=("| waiting for the background | $(( $(date +%s) - t )) | |")
 rows+=("| all | $(( $(date +%s) - total )) | passed |")
