@@ -135,14 +135,17 @@ class SecondScheduler:
         return self.namespace, running[0]["metadata"]["name"]
 
 
-def scheduled_count(api, scheduler):
-    """The new process's own count of pods it scheduled (its profile), from /metrics."""
+def scheduled_count(api, scheduler, keep=""):
+    """The new process's own count of pods it scheduled (its profile), from /metrics (the text kept in KEEP<name>.txt)."""
     namespace, pod = scheduler.pod()
     text = metrics.scrape(api, namespace, pod)
+    if keep:
+        with open(f"{keep}{scheduler.name}.txt", "w", encoding="utf-8") as out:
+            out.write(text)
     return metrics.summary(metrics.parse(text), profiles=[scheduler.name])["attempts"]
 
 
-def one_run(api, scheduler, pods, image, namespace, timeout):
+def one_run(api, scheduler, pods, image, namespace, timeout, keep=""):
     benchlib.ensure_namespace(api, namespace)
     scheduler.stop()
     holder_before, _ = read_lease(api, *scheduler.lock)
@@ -173,7 +176,7 @@ def one_run(api, scheduler, pods, image, namespace, timeout):
     not_kwok = [name for name, node in nodes.items() if not node.startswith("kwok-node-")]
     if not_kwok:
         raise benchlib.BenchError(f"{scheduler.name}: {len(not_kwok)} pods bound outside the kwok nodes, e.g. {not_kwok[0]} on {nodes[not_kwok[0]]}")
-    attempts = scheduled_count(api, scheduler)
+    attempts = scheduled_count(api, scheduler, keep)
     if attempts["scheduled"] < pods:
         counted = attempts["scheduled"]
         raise benchlib.BenchError(f"{scheduler.name}: its scheduler_schedule_attempts_total says {counted} scheduled, fewer than the {pods} pods bound")
@@ -203,6 +206,8 @@ def one_run(api, scheduler, pods, image, namespace, timeout):
 def main():
     parser = benchlib.scheduler_arguments(__doc__, "backlog")
     parser.add_argument("--control-plane", default="", help="the kind control-plane node container (default: <cluster>-control-plane)")
+    parser.add_argument("--keep-metrics", default="", metavar="PREFIX",
+                        help="keep each run's /metrics of the scheduler in PREFIX<scheduler>.txt (a diagnostic; backlog-drift.sh)")
     args = parser.parse_args()
     names, labels, image, api, facts = benchlib.side_by_side(args, "backlog")
     node = args.control_plane or args.context.removeprefix("kind-") + "-control-plane"
@@ -214,7 +219,7 @@ def main():
             for name in order:
                 namespace = f"bench-bl-{rep}-{names.index(name)}"
                 try:
-                    run = one_run(api, schedulers[name], args.pods, image, namespace, args.timeout)
+                    run = one_run(api, schedulers[name], args.pods, image, namespace, args.timeout, args.keep_metrics)
                 finally:
                     schedulers[name].restore()
                     benchlib.delete_namespace(api, namespace)
