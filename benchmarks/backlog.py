@@ -12,7 +12,8 @@ For each repetition and each scheduler (the order rotates every repetition):
      new process acquires its Lease (spec.acquireTime) and stops when the last pod has spec.nodeName (a watch);
   4. checked: every pod bound to a kwok node, and the new process's own counter
      scheduler_schedule_attempts_total{result="scheduled"} of its profile (read from its /metrics through a
-     port-forward) at least PODS; no Scheduled event names another scheduler.
+     port-forward) at least PODS; no Scheduled event names another scheduler. Kept beside: how many of the new
+     process's requests the API server refused with 429 (its rest_client_requests_total{code="429"}).
 Figures per run: pods bound per second from the Lease's acquisition (PODS / (last bind - acquireTime)), the same
 from the first bind, the start-up (from the start to acquireTime) and the creation rate. Whatever happens, the
 manifest and the replicas are put back. Output: benchmarks/results/backlog.json.
@@ -135,14 +136,18 @@ class SecondScheduler:
         return self.namespace, running[0]["metadata"]["name"]
 
 
-def scheduled_count(api, scheduler, keep=""):
-    """The new process's own count of pods it scheduled (its profile), from /metrics (the text kept in KEEP<name>.txt)."""
+def own_counts(api, scheduler, keep=""):
+    """The new process's own counters, from its /metrics (the text kept in KEEP<name>.txt): its attempts by result (its
+    profile), and how many of its requests the API server refused with 429 (rest_client_requests_total{code="429"}:
+    API Priority and Fairness found the queues of its priority level full; client-go retried each after Retry-After)."""
     namespace, pod = scheduler.pod()
     text = metrics.scrape(api, namespace, pod)
     if keep:
         with open(f"{keep}{scheduler.name}.txt", "w", encoding="utf-8") as out:
             out.write(text)
-    return metrics.summary(metrics.parse(text), profiles=[scheduler.name])["attempts"]
+    samples = metrics.parse(text)
+    refused = sum(value for labels, value in samples.get("rest_client_requests_total", []) if labels.get("code") == "429")
+    return metrics.summary(samples, profiles=[scheduler.name])["attempts"], int(refused)
 
 
 def one_run(api, scheduler, pods, image, namespace, timeout, keep=""):
@@ -176,7 +181,7 @@ def one_run(api, scheduler, pods, image, namespace, timeout, keep=""):
     not_kwok = [name for name, node in nodes.items() if not node.startswith("kwok-node-")]
     if not_kwok:
         raise benchlib.BenchError(f"{scheduler.name}: {len(not_kwok)} pods bound outside the kwok nodes, e.g. {not_kwok[0]} on {nodes[not_kwok[0]]}")
-    attempts = scheduled_count(api, scheduler, keep)
+    attempts, refused = own_counts(api, scheduler, keep)
     if attempts["scheduled"] < pods:
         counted = attempts["scheduled"]
         raise benchlib.BenchError(f"{scheduler.name}: its scheduler_schedule_attempts_total says {counted} scheduled, fewer than the {pods} pods bound")
@@ -197,6 +202,7 @@ def one_run(api, scheduler, pods, image, namespace, timeout, keep=""):
         "creation_seconds": creation,
         "creation_per_second": pods / creation,
         "attempts": attempts,
+        "refused_429": refused,
         "holder": holder,
         "nodes_used": len(set(nodes.values())),
         "scheduled_events_missing": pods - len(events),
@@ -227,7 +233,8 @@ def main():
                 runs.append(run)
                 print(
                     f"backlog: rep {rep} {name}: {run['pods_per_second']:.1f} pods/s from its Lease ({run['drain_seconds']:.1f}s for {args.pods}), "
-                    f"start-up {run['startup_seconds']:.1f}s, created at {run['creation_per_second']:.0f}/s",
+                    f"start-up {run['startup_seconds']:.1f}s, created at {run['creation_per_second']:.0f}/s, "
+                    f"{run['refused_429']} of its requests refused with 429",
                     flush=True,
                 )
     finally:

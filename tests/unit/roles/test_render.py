@@ -291,11 +291,18 @@ def test_patch_mode_alert_rules_pass_promtool(patch_mode, tmp_path):
     shutil.copy(patch_mode / "prometheus" / "my-scheduler-alerts.yaml", tmp_path)
     shutil.copy(FIXTURES / "my-scheduler-alerts.test.yml", tmp_path)
     checked = promtool("check", "rules", "my-scheduler-alerts.yaml", cwd=tmp_path)
-    assert checked.returncode == 0 and "SUCCESS: 5 rules found" in checked.stdout, checked.stdout + checked.stderr
+    assert checked.returncode == 0 and "SUCCESS: 6 rules found" in checked.stdout, checked.stdout + checked.stderr
     tested = promtool("test", "rules", "my-scheduler-alerts.test.yml", cwd=tmp_path)
     assert tested.returncode == 0, tested.stdout + tested.stderr
     names = [rule["alert"] for rule in load(tmp_path / "my-scheduler-alerts.yaml")["groups"][0]["rules"]]
-    assert names == ["KubeschedSchedulerDown", "KubeschedSchedulerNoLeader", "KubeschedSchedulingErrors", "KubeschedPodsUnschedulable", "KubeschedPodsUnserved"]
+    assert names == [
+        "KubeschedSchedulerDown",
+        "KubeschedSchedulerNoLeader",
+        "KubeschedSchedulingErrors",
+        "KubeschedThrottledByAPIServer",
+        "KubeschedPodsUnschedulable",
+        "KubeschedPodsUnserved",
+    ]
     assert all(f"alertname: {name}" in (FIXTURES / "my-scheduler-alerts.test.yml").read_text() for name in names)
 
 
@@ -416,14 +423,14 @@ def test_the_default_preset_keeps_kube_scheduler_defaults(workdir, tmp_path):
 
 def test_the_throughput_preset_and_a_value_that_wins_over_it(workdir, tmp_path):
     text, config, dummy = render(workdir, tmp_path / "preset", "kube_scheduler_tuning=throughput")
-    assert config["clientConnection"] == {"qps": 500, "burst": 1000}
+    assert config["clientConnection"] == {"qps": 150, "burst": 200}
     assert config["parallelism"] == 16
     assert config["percentageOfNodesToScore"] == 10
     assert "percentageOfNodesToScore: 10\n" in text
     text, config, dummy = render(
         workdir, tmp_path / "explicit", "kube_scheduler_tuning=throughput", "kube_scheduler_client_qps=200", "kube_scheduler_percentage_of_nodes_to_score=30"
     )
-    assert config["clientConnection"] == {"qps": 200, "burst": 1000}
+    assert config["clientConnection"] == {"qps": 200, "burst": 200}
     assert config["percentageOfNodesToScore"] == 30
 
 
