@@ -22,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 import urllib3
+import yaml
 from kubernetes import client, config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,9 +83,15 @@ def by_scheduler(runs, names, labels, fields):
 
 def write_side_by_side(benchmark, args, names, facts, runs, summary):
     """The result document of a side-by-side benchmark (the command, the machine, its parameters, every run, the summary)."""
-    parameters = {"pods": args.pods, "repetitions": args.repetitions, "schedulers": names, "baseline": names[0]}
+    parameters = {"pods": args.pods, "repetitions": args.repetitions, "schedulers": names, "baseline": names[0], "tuning_presets": tuning_presets()}
     document = {"benchmark": benchmark, "command": " ".join(sys.argv), "machine": facts, "parameters": parameters, "runs": runs, "summary": summary}
     write_result(args.name, document)
+
+
+def tuning_presets():
+    """The deploy role's tuning presets the bench schedulers were installed with (roles/deploy/vars/main.yml), kept with the
+    results: the report's client rate bounds are those of the run, not of a later checkout."""
+    return yaml.safe_load((ROOT / "roles" / "deploy" / "vars" / "main.yml").read_text())["__kube_scheduler_tuning_presets"]
 
 
 def api_client(context, pool=32):

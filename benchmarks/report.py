@@ -167,7 +167,7 @@ def backlog(doc):
             "- Its requests refused with 429: the new process's own `rest_client_requests_total{code=\"429\"}`, requests the API "
             "server's API Priority and Fairness refused because the queues of the scheduler's priority level were full; kube-scheduler "
             "retries each after the `Retry-After` it was sent, so binding slows down. A client rate above what the API server serves "
-            f"is not faster: the reason `tuning: throughput` stops at qps {presets()['throughput']['client_qps']} "
+            f"is not faster: the reason `tuning: throughput` stops at qps {(doc['parameters'].get('tuning_presets') or presets())['throughput']['client_qps']} "
             "(benchmarks/results/backlog-drift.log: qps 500 on this machine)."
         )
     ceiling = summary["ceiling_creation_per_second"]
@@ -199,8 +199,9 @@ def presets():
 def client_limit(doc):
     """The bound that kube-scheduler's client rate limit puts on binding, from the collection's tuning presets."""
     pods = doc["parameters"]["pods"]
+    recorded = doc["parameters"].get("tuning_presets")
     lines = []
-    for name, preset in presets().items():
+    for name, preset in (recorded or presets()).items():
         qps, burst = preset["client_qps"], preset["client_burst"]
         limit = pods / ((pods - burst) / qps) if pods > burst else None
         reached = [f"{item['label']} {item['pods_per_second']['median']:.1f}" for item in doc["summary"].values() if preset_of(item["label"]) == name]
@@ -210,7 +211,12 @@ def client_limit(doc):
         "- The client's rate limit: kube-scheduler sends one binding request per pod through a client that allows "
         "`clientConnection.qps` requests a second after a first burst of `burst` (the cluster's own scheduler runs with "
         "kube-scheduler's defaults, those of `tuning: default`). The bound this puts on pods bound a second, from the presets "
-        "in roles/deploy/vars/main.yml:",
+        + (
+            "of roles/deploy/vars/main.yml that the run installed:"
+            if recorded
+            else "of roles/deploy/vars/main.yml now: the run recorded none (results written before 2026-12-03 did not), so they may "
+            "not be the ones it installed:"
+        ),
         *lines,
     ]
 
