@@ -166,9 +166,8 @@ def backlog(doc):
         goals.append(
             "- Its requests refused with 429: the new process's own `rest_client_requests_total{code=\"429\"}`, requests the API "
             "server's API Priority and Fairness refused because the queues of the scheduler's priority level were full; kube-scheduler "
-            "retries each after the `Retry-After` it was sent, so binding slows down. A client rate above what the API server serves "
-            f"is not faster: the reason `tuning: throughput` stops at qps {(doc['parameters'].get('tuning_presets') or presets())['throughput']['client_qps']} "
-            "(benchmarks/results/backlog-drift.log: qps 500 on this machine)."
+            "retries each after the `Retry-After` it was sent, so binding slows down: a client rate above what the API server serves "
+            "is not faster. Compare the pods bound a second with the API server's own pod-create rate below."
         )
     ceiling = summary["ceiling_creation_per_second"]
     goals.append(
