@@ -61,7 +61,7 @@ restart_kwok() {
 }
 pod_stages_off() {
   kubectl --context "$context" delete stages.kwok.x-k8s.io pod-ready pod-complete pod-delete --ignore-not-found >/dev/null
-  echo "kwok's pod stages deleted: $(kubectl --context "$context" get stages.kwok.x-k8s.io -o name | tr '\n' ' ')"
+  echo "kwok's pod stages deleted (pod-ready, pod-complete, pod-delete); the stages left: $(kubectl --context "$context" get stages.kwok.x-k8s.io -o name | tr '\n' ' ')"
 }
 rejected() {  # requests API Priority and Fairness refused (429) since kube-apiserver started, every priority level
   kubectl --context "$context" get --raw /metrics | awk '/^apiserver_flowcontrol_rejected_requests_total/ {s += $2} END {print s + 0}'
