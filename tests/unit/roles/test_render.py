@@ -423,14 +423,14 @@ def test_the_default_preset_keeps_kube_scheduler_defaults(workdir, tmp_path):
 
 def test_the_throughput_preset_and_a_value_that_wins_over_it(workdir, tmp_path):
     text, config, dummy = render(workdir, tmp_path / "preset", "kube_scheduler_tuning=throughput")
-    assert config["clientConnection"] == {"qps": 150, "burst": 200}
+    assert config["clientConnection"] == {"qps": 100, "burst": 150}
     assert config["parallelism"] == 16
     assert config["percentageOfNodesToScore"] == 10
     assert "percentageOfNodesToScore: 10\n" in text
     text, config, dummy = render(
         workdir, tmp_path / "explicit", "kube_scheduler_tuning=throughput", "kube_scheduler_client_qps=200", "kube_scheduler_percentage_of_nodes_to_score=30"
     )
-    assert config["clientConnection"] == {"qps": 200, "burst": 200}
+    assert config["clientConnection"] == {"qps": 200, "burst": 150}
     assert config["percentageOfNodesToScore"] == 30
 
 
