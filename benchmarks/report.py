@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-import yaml
+import benchlib
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,7 +42,7 @@ def goal(met):
     return "met" if met else "**not met**"
 
 
-def same_goal(ratio, baseline):
+def same_goal(ratio, baseline, default):
     """The goal line of the second scheduler with the default settings; a median just under 1.0 whose per-repetition
     spread holds 1.0 is said to be a tie, not hidden."""
     same = ratio["median"]
@@ -50,8 +50,7 @@ def same_goal(ratio, baseline):
         ""
         if same >= 1.0 or not ratio["min"] <= 1.0 <= ratio["max"]
         else f"; per repetition {ratio['min']:.3f}–{ratio['max']:.3f}x, which holds 1.0: the two are equal within what the "
-        f"repetitions vary, both held by the same client rate limit (qps {presets()['default']['client_qps']}, burst "
-        f"{presets()['default']['client_burst']})"
+        f"repetitions vary, both held by the same client rate limit (qps {default['client_qps']}, burst {default['client_burst']})"
     )
     return f"- Second scheduler with the default settings against `{baseline}`: {same:.3f}x (goal >= 1.0x: {goal(same >= 1.0)}{tie})."
 
@@ -102,7 +101,7 @@ def throughput(doc):
     schedulers = doc["parameters"]["schedulers"]
     goals = []
     if len(schedulers) >= 2:
-        goals.append(same_goal(summary[schedulers[1]]["ratio_to_baseline"], baseline))
+        goals.append(same_goal(summary[schedulers[1]]["ratio_to_baseline"], baseline, presets(doc)[0]["default"]))
     if len(schedulers) >= 3:
         tuned = summary[schedulers[2]]["ratio_to_baseline"]["median"]
         goals.append(f"- Second scheduler with `kube_scheduler_tuning: throughput` against `{baseline}`: {tuned:.3f}x (goal >= 1.5x: {goal(tuned >= 1.5)}).")
@@ -158,7 +157,7 @@ def backlog(doc):
         )
     goals = []
     if len(schedulers) >= 2:
-        goals.append(same_goal(summary["schedulers"][schedulers[1]]["ratio_to_baseline"], baseline))
+        goals.append(same_goal(summary["schedulers"][schedulers[1]]["ratio_to_baseline"], baseline, presets(doc)[0]["default"]))
     if len(schedulers) >= 3:
         tuned = summary["schedulers"][schedulers[2]]["ratio_to_baseline"]["median"]
         goals.append(f"- Second scheduler with `kube_scheduler_tuning: throughput` against `{baseline}`: {tuned:.3f}x (goal >= 1.5x: {goal(tuned >= 1.5)}).")
@@ -190,17 +189,18 @@ def preset_of(label):
     return match.group(1) if match else "default"
 
 
-def presets():
-    """The collection's tuning presets (roles/deploy/vars/main.yml)."""
-    return yaml.safe_load((ROOT / "roles" / "deploy" / "vars" / "main.yml").read_text())["__kube_scheduler_tuning_presets"]
+def presets(doc):
+    """The tuning presets the run recorded, or for a result written before they were recorded the checkout's (and False)."""
+    recorded = doc["parameters"].get("tuning_presets")
+    return (recorded, True) if recorded else (benchlib.tuning_presets(), False)
 
 
 def client_limit(doc):
     """The bound that kube-scheduler's client rate limit puts on binding, from the collection's tuning presets."""
     pods = doc["parameters"]["pods"]
-    recorded = doc["parameters"].get("tuning_presets")
+    by_name, recorded = presets(doc)
     lines = []
-    for name, preset in (recorded or presets()).items():
+    for name, preset in by_name.items():
         qps, burst = preset["client_qps"], preset["client_burst"]
         limit = pods / ((pods - burst) / qps) if pods > burst else None
         reached = [f"{item['label']} {item['pods_per_second']['median']:.1f}" for item in doc["summary"].values() if preset_of(item["label"]) == name]
