@@ -29,7 +29,7 @@ DIGEST_PATTERN = r"^(sha256:[0-9a-f]{64})?$"
 # A Prometheus duration (the `for` of an alert rule): units from years to milliseconds, largest first.
 PROMETHEUS_DURATION_PATTERN = r"^(0|(?=\d)(\d+y)?(\d+w)?(\d+d)?(\d+h)?(\d+m)?(\d+s)?(\d+ms)?)$"
 # The alert rules of kube_scheduler_alert_for, and who may be bound to read the metrics.
-ALERT_RULES = ("down", "no_leader", "errors", "unschedulable", "unserved")
+ALERT_RULES = ("down", "no_leader", "errors", "throttled", "unschedulable", "unserved")
 SUBJECT_KINDS = ("ServiceAccount", "User", "Group")
 # A label key (a qualified name with an optional DNS subdomain prefix) and a label value, as Kubernetes validates them.
 LABEL_KEY_PATTERN = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$"

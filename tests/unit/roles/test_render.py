@@ -306,6 +306,15 @@ def test_patch_mode_alert_rules_pass_promtool(patch_mode, tmp_path):
     assert all(f"alertname: {name}" in (FIXTURES / "my-scheduler-alerts.test.yml").read_text() for name in names)
 
 
+def test_alert_for_takes_every_rule_of_the_template(workdir, tmp_path):
+    durations = {"down": "1m", "no_leader": "2m", "errors": "3m", "throttled": "15m", "unschedulable": "20m", "unserved": "30m"}
+    out = tmp_path / "out"
+    result = run_playbook(workdir, out, kube_scheduler_alert_for=durations)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    rules = load(out / "prometheus" / "my-scheduler-alerts.yaml")["groups"][0]["rules"]
+    assert [rule["for"] for rule in rules] == list(durations.values())
+
+
 def test_dedicated_mode_metrics_and_disruption(dedicated_mode, tmp_path):
     binding = load(dedicated_mode / "44-clusterrolebinding-metrics-reader.yaml")
     assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "team-a-scheduler-metrics-reader"}
