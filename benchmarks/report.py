@@ -53,7 +53,7 @@ def same_goal(ratio, baseline, default):
         f"repetitions vary, both held by the same client rate limit (qps {default['client_qps']}, burst {default['client_burst']})"
     )
     # A median that rounds to 1.000 at three digits but lies under 1.0 is printed with more, so that the verdict reads true.
-    shown = f"{same:.3f}" if f"{same:.3f}" != "1.000" or same >= 1.0 else f"{same:.5f}"
+    shown = f"{same:.5f}" if same < 1.0 and f"{same:.3f}" == "1.000" else f"{same:.3f}"
     return f"- Second scheduler with the default settings against `{baseline}`: {shown}x (goal >= 1.0x: {goal(same >= 1.0)}{tie})."
 
 
