@@ -86,8 +86,7 @@ kind_() {  # kind_ create|delete cluster ...: kind with a kubeconfig of its own,
   tmp=$(mktemp); new="$KUBECONFIG_PATH.kubesched-$$"
   kind "$@" --kubeconfig "$tmp" || { rm -f "$tmp"; return 1; }
   mkdir -p "$(dirname "$KUBECONFIG_PATH")"
-  exec 7>"$KUBESCHED_CACHE/.kubeconfig.lock"
-  flock 7  # two clusters brought up at once would each write the file back without the other's context
+  lock 7 "$KUBESCHED_CACHE/.kubeconfig.lock" "write of $KUBECONFIG_PATH"  # two clusters brought up at once would each write the file back without the other's context
   [ -s "$KUBECONFIG_PATH" ] && cp "$KUBECONFIG_PATH" "$new" || : > "$new"
   chmod 600 "$new"
   for what in context cluster user; do
@@ -100,7 +99,7 @@ kind_() {  # kind_ create|delete cluster ...: kind with a kubeconfig of its own,
     [ -z "$current" ] || "$KUBESCHED_BIN/kubectl" config --kubeconfig "$new" use-context "$current" >/dev/null
   fi
   mv -f "$new" "$KUBECONFIG_PATH"
-  flock -u 7
+  unlock 7
   rm -f "$tmp"
 }
 
@@ -116,16 +115,12 @@ cluster_exists() {
 # image. The builds of all versions share caches (the Debian tree, etcd, CoreDNS, ...): one build at a time on the
 # machine, whichever cluster it is for.
 images() {
-  exec 8>"$KUBESCHED_CACHE/.images.lock"
-  if ! flock -n 8; then
-    log "another cluster.sh is building images: waiting for it"
-    flock 8
-  fi
+  lock 8 "$KUBESCHED_CACHE/.images.lock" "build of the cluster images"
   "$KIND_DIR/build-k8s.sh" >&2
   "$KIND_DIR/build-extras.sh" >&2
   "$KIND_DIR/images.sh" busybox registry >&2
   "$KIND_DIR/images.sh" node | tail -1
-  flock -u 8
+  unlock 8
 }
 
 up() {
@@ -242,14 +237,11 @@ down() {
 }
 
 # One `up` or `down` of a cluster at a time: a second call (another test run on the same machine) waits for the
-# first, then finds the cluster up, instead of judging a cluster being created unhealthy and deleting it.
+# first, then finds the cluster up, instead of judging a cluster being created unhealthy and deleting it. The lock
+# is this script's alone: what it starts in the background (dockerd) gets none of its descriptors (lib.sh).
 serialized() {
   mkdir -p "$KUBESCHED_CACHE"
-  exec 9>"$KUBESCHED_CACHE/.cluster-$CLUSTER_NAME.lock"
-  if ! flock -n 9; then
-    log "another cluster.sh is bringing $CLUSTER_NAME up or down: waiting for it"
-    flock 9
-  fi
+  lock 9 "$KUBESCHED_CACHE/.cluster-$CLUSTER_NAME.lock" "bring-up or removal of $CLUSTER_NAME"
   "$@"
 }
 

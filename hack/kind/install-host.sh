@@ -27,23 +27,6 @@ if ! command -v promtool >/dev/null 2>&1; then
   if [ -d /run/systemd/system ]; then systemctl disable --now prometheus prometheus-node-exporter >/dev/null 2>&1 || true; fi
 fi
 
-start_dockerd() {
-  if docker info >/dev/null 2>&1; then return 0; fi
-  if [ -d /run/systemd/system ]; then
-    systemctl start docker
-  fi
-  mkdir -p /var/log/kubesched
-  # A dockerd that is still shutting down holds its pid file: wait for it, then start ours.
-  for _ in $(seq 90); do
-    docker info >/dev/null 2>&1 && return 0
-    if ! pgrep -x dockerd >/dev/null; then
-      log "starting dockerd (log: /var/log/kubesched/dockerd.log)"
-      nohup dockerd >>/var/log/kubesched/dockerd.log 2>&1 &
-    fi
-    sleep 1
-  done
-  die "dockerd did not start; see /var/log/kubesched/dockerd.log"
-}
 stop_dockerd() {
   if [ -d /run/systemd/system ]; then systemctl stop docker; return; fi
   pkill -x dockerd || true

@@ -74,11 +74,10 @@ up() {
   # One build and push at a time: make test brings kwok up on two clusters at once (a scenario's prepare in the
   # foreground, the benchmarks' smoke run in the background), and both write the same binary, image and tag.
   mkdir -p "$KUBESCHED_CACHE/extras"
-  exec 6> "$KUBESCHED_CACHE/extras/kwok.lock"
-  flock 6
+  lock 6 "$KUBESCHED_CACHE/extras/kwok.lock" "kwok build"
   dir=$(kwok_build)
   kwok_image
-  flock -u 6
+  unlock 6
   k kustomize "$dir/kustomize/kwok" | sed "s#image: registry.k8s.io/kwok/kwok\$#image: $KWOK_IMAGE#" | k apply --server-side -f - >/dev/null
   k wait --for condition=established --timeout=60s crd/stages.kwok.x-k8s.io >/dev/null
   k kustomize "$dir/kustomize/stage/fast" | k apply --server-side -f - >/dev/null

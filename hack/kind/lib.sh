@@ -37,6 +37,90 @@ mkdir -p "$KUBESCHED_CACHE"
 log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
 
+# Locks. A lock is a descriptor of the holder's shell (`lock FD FILE WHAT`), held until it ends or says `unlock FD`.
+# Whatever the project starts in the background goes through `background`, which closes every descriptor but the
+# standard three: a daemon started under a lock (dockerd by install-host.sh inside `cluster.sh up`) would otherwise
+# hold the lock for as long as it runs, and every later `make cluster`, `make test` or `make demo` would wait for it.
+
+# lock_holders FILE: a line "PID COMMAND" for each process but this one that has FILE open.
+lock_holders() {
+  local fd pid
+  for fd in /proc/[0-9]*/fd/*; do
+    [ "$(readlink "$fd" 2>/dev/null)" = "$1" ] || continue
+    pid=${fd#/proc/}; pid=${pid%%/*}
+    [ "$pid" = "$$" ] || [ "$pid" = "${BASHPID:-}" ] && continue
+    printf '%s %s\n' "$pid" "$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | cut -c1-200)"
+  done | sort -un
+}
+
+# lock FD FILE WHAT: take the lock FILE on descriptor FD. While another cluster.sh (or what it runs in the
+# foreground) holds it, wait, naming it. A lock held by anything else (a process that inherited the descriptor)
+# is waited on for KUBESCHED_LOCK_WAIT seconds (default 120), then refused with the holders' pids and commands.
+# A waiter does not keep FILE open between its tries, so that the processes that have it open are its holders.
+lock() {
+  local fd=$1 file what=$3 start=$SECONDS holders said=
+  file=$(realpath -m "$2")  # as /proc/PID/fd shows it
+  local limit=${KUBESCHED_LOCK_WAIT:-120}
+  while :; do
+    eval "exec $fd<>\"\$file\""
+    flock -n "$fd" && return 0
+    eval "exec $fd>&-"
+    holders=$(lock_holders "$file")
+    if [ -z "$holders" ]; then sleep 1; continue; fi  # released between the try and the look
+    if grep -q 'cluster\.sh\|kwok\.sh' <<< "$holders"; then
+      if [ "$said" != "$holders" ]; then
+        log "another $what is under way: waiting for $(grep -m1 'cluster\.sh\|kwok\.sh' <<< "$holders")"
+        said=$holders
+      fi
+      start=$SECONDS
+    elif [ $((SECONDS - start)) -ge "$limit" ]; then
+      die "$file ($what) has been held for ${limit}s by processes that are not the project's scripts:
+$holders
+They inherited the lock's descriptor from a script that started them. Stop them (for dockerd: restart it outside
+this project's scripts, e.g. 'systemctl restart docker' or 'pkill -x dockerd; hack/kind/install-host.sh'), then run
+the command again."
+    elif [ "$said" != "$holders" ]; then
+      log "$file ($what) is held by a process that is not the project's scripts; waiting up to ${limit}s:"
+      printf '  %s\n' "$holders" >&2
+      said=$holders
+    fi
+    sleep 2
+  done
+}
+unlock() { flock -u "$1"; eval "exec $1>&-"; }
+
+# background LOG CMD...: CMD in the background, in a session of its own, standard input from /dev/null, output
+# appended to LOG, and no other descriptor of this shell (no lock). Its pid is in $! as for `&`.
+background() {
+  local out=$1; shift
+  (
+    for fd in /proc/$BASHPID/fd/*; do
+      fd=${fd##*/}
+      [ "$fd" -gt 2 ] && { eval "exec $fd>&-" 2>/dev/null || true; }
+    done
+    exec setsid "$@" < /dev/null >> "$out" 2>&1
+  ) &
+}
+
+# start_dockerd: dockerd running and answering (systemd's where there is one), started with `background` otherwise.
+start_dockerd() {
+  if docker info >/dev/null 2>&1; then return 0; fi
+  if [ -d /run/systemd/system ]; then
+    systemctl start docker
+  fi
+  mkdir -p /var/log/kubesched
+  # A dockerd that is still shutting down holds its pid file: wait for it, then start ours.
+  for _ in $(seq 90); do
+    docker info >/dev/null 2>&1 && return 0
+    if ! pgrep -x dockerd >/dev/null; then
+      log "starting dockerd (log: /var/log/kubesched/dockerd.log)"
+      background /var/log/kubesched/dockerd.log dockerd
+    fi
+    sleep 1
+  done
+  die "dockerd did not start; see /var/log/kubesched/dockerd.log"
+}
+
 # key ARG... : a short hash of its arguments, reading the content of those that are files.
 key() {
   local a

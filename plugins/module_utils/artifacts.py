@@ -83,7 +83,9 @@ def build_state(run, read, sha1, params):
     """
     env = dict(params.get("build_env") or {})
     ref = str(params["source_ref"])
-    state = {"current": False, "built": False, "reasons": [], "missing_tools": [], "host_platform": "", "commit": "", "inputs": "", "version": ""}
+    state = {
+        "current": False, "built": False, "reasons": [], "missing_tools": [], "host_platform": "", "go_cache": "", "commit": "", "inputs": "", "version": "",
+    }
 
     missing = [tool for tool in TOOLS if run(["/bin/sh", "-c", f"command -v {tool}"], env)[0] != 0]
     state["missing_tools"] = missing
@@ -91,13 +93,19 @@ def build_state(run, read, sha1, params):
         state["reasons"].append(f"not found on the build host: {', '.join(missing)}")
         return state
 
+    # The build host's Go build cache (GOCACHE, as the build's environment sets or Go defaults it): the role builds
+    # with it, so that a build in another directory, or after the node binaries' compile, reuses what Go compiled.
+    # (Kubernetes' make otherwise keeps a cache of its own in each checkout, _output/local/go/cache.)
     platform = params.get("build_platform") or ""
+    names = ["GOCACHE"] if platform else ["GOHOSTOS", "GOHOSTARCH", "GOCACHE"]
+    rc, out, err = run(["go", "env", *names], env)
+    if rc != 0:
+        state["error"] = f"go env {' '.join(names)} failed on the build host: {(err or out).strip()[:300]}"
+        return state
+    values = (out.splitlines() + [""] * len(names))[: len(names)]
+    state["go_cache"] = values[-1].strip()
     if not platform:
-        rc, out, err = run(["go", "env", "GOHOSTOS", "GOHOSTARCH"], env)
-        if rc != 0:
-            state["error"] = f"go env GOHOSTOS GOHOSTARCH failed on the build host: {(err or out).strip()[:300]}"
-            return state
-        platform = "/".join(out.split())
+        platform = "/".join(value.strip() for value in values[:2])
         state["host_platform"] = platform
     goos, dummy, goarch = platform.partition("/")
     output = params.get("build_output") or default_output(platform)

@@ -117,6 +117,11 @@ host_platform:
   returned: always
   type: str
   sample: linux/amd64
+go_cache:
+  description: The build host's Go build cache (C(go env GOCACHE) in the build's environment), which the build uses.
+  returned: when the tools were found
+  type: str
+  sample: /root/.cache/go-build
 output:
   description: The build output's path relative to O(source_dir).
   returned: when the tools were found

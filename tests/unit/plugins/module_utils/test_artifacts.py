@@ -50,7 +50,8 @@ class BuildHost:
     def __init__(self, **answers):
         self.answers = {
             "command -v": (0, "/usr/bin/x\n", ""),
-            "go env": (0, "linux\namd64\n", ""),
+            "go env GOHOSTOS GOHOSTARCH GOCACHE": (0, "linux\namd64\n/root/.cache/go-build\n", ""),
+            "go env GOCACHE": (0, "/root/.cache/go-build\n", ""),
             "git ls-remote": (0, f"{TAG_OBJECT}\trefs/tags/v1.37.2\n{HEAD}\trefs/tags/v1.37.2^{{}}\n", ""),
             "rev-parse": (0, HEAD + "\n", ""),
             "status": (0, "", ""),
@@ -94,6 +95,7 @@ def test_a_current_build():
     assert found["current"] and found["built"] and not found["reasons"]
     assert found["version"] == "Kubernetes v1.37.2" and found["binary"] == f"/srv/kubesched/src/s/{OUTPUT}"
     assert found["host_platform"] == "linux/amd64" and found["inputs"] == KEY and found["commit"] == HEAD
+    assert found["go_cache"] == "/root/.cache/go-build"
     go_version_env = next(env for argv, env in host.calls if argv[:2] == ["go", "version"])
     assert go_version_env == dict(ENV, KUBE_BUILD_PLATFORMS="linux/amd64", GOOS="linux", GOARCH="amd64")
     assert all(env == ENV for argv, env in host.calls if argv[:2] in (["go", "env"], ["git", "ls-remote"]))
@@ -105,8 +107,8 @@ def test_a_given_platform_is_not_asked_for():
     key = artifacts.build_inputs(HEAD, PARAMS["build_command"], "_output/local/bin/linux/arm64/kube-scheduler", ENV, GO)
     host = BuildHost()
     found = state(host, record=f"{key} 1234", build_platform="linux/arm64")
-    assert found["current"] and found["host_platform"] == ""
-    assert not any(argv[:2] == ["go", "env"] for argv, env in host.calls)
+    assert found["current"] and found["host_platform"] == "" and found["go_cache"] == "/root/.cache/go-build"
+    assert [argv for argv, env in host.calls if argv[:2] == ["go", "env"]] == [["go", "env", "GOCACHE"]]
 
 
 @pytest.mark.parametrize(
@@ -140,7 +142,7 @@ def test_missing_tools_are_named():
 
 
 def test_go_failures_are_errors():
-    assert "go env GOHOSTOS GOHOSTARCH failed" in state(BuildHost(**{"go env": (1, "", "boom")}))["error"]
+    assert "go env GOHOSTOS GOHOSTARCH GOCACHE failed" in state(BuildHost(**{"go env GOHOSTOS GOHOSTARCH GOCACHE": (1, "", "boom")}))["error"]
     assert "go version failed" in state(BuildHost(**{"go version": (2, "", "boom")}))["error"]
 
 
