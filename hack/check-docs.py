@@ -4,12 +4,13 @@
 Each public variable is declared once: in the defaults/main.yml and meta/argument_specs.yml of the role
 that owns it (kubesched.scheduler.common for the variables several roles read). Checks, for every role,
 that its defaults and its argument spec declare the same variables with the same defaults, and that no
-variable is declared by two roles; and that README.md's variables table (between the VARIABLES markers)
-is the one generated from the argument specs, with the roles that read each variable; and that the
-include example in README.md is examples/playbooks/infrastructure.yml, the play molecule runs.
+variable is declared by two roles; that docs/variables.md's table (between the VARIABLES markers) is the one
+generated from the argument specs, with the roles that read each variable; that the include example in README.md is
+examples/playbooks/infrastructure.yml, the play molecule runs; that README.md and docs/ci.md stay within their sizes;
+and that the user documentation speaks of the collection, not of how it was made.
 
 usage: hack/check-docs.py            check (exit 1 with the differences)
-       hack/check-docs.py --write    regenerate the README table
+       hack/check-docs.py --write    regenerate the variables table
 """
 
 import pathlib
@@ -21,6 +22,12 @@ import yaml
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BEGIN, END = "<!-- BEGIN VARIABLES (hack/check-docs.py --write) -->", "<!-- END VARIABLES -->"
 EXAMPLE = "examples/playbooks/infrastructure.yml"
+VARIABLES_PAGE = "docs/variables.md"
+# Pages a user reads first, and the most each may weigh: details go to pages of their own.
+SIZES = {"README.md": 15 * 1024, "docs/ci.md": 4 * 1024}
+# Words of the project's own making (the material it started from), which mean nothing to a user.
+MAKING = re.compile(r"\b(?:the seeds?|seed's|study note|the lab's|the lab\b)", re.IGNORECASE)
+PUBLIC_DOCS = ["README.md", "docs/*.md", "docs/docsite/rst/*.rst", "roles/*/README.md", "roles/*/meta/argument_specs.yml", "plugins/modules/*.py"]
 SHARED = "common"
 
 
@@ -108,23 +115,33 @@ def table(variables):
 
 def main(argv):
     errors, variables = collect()
-    readme_path = ROOT / "README.md"
-    readme = readme_path.read_text(encoding="utf-8")
-    if BEGIN not in readme or END not in readme:
-        errors.append(f"README.md lacks the markers {BEGIN} and {END}")
+    page_path = ROOT / VARIABLES_PAGE
+    page = page_path.read_text(encoding="utf-8")
+    if BEGIN not in page or END not in page:
+        errors.append(f"{VARIABLES_PAGE} lacks the markers {BEGIN} and {END}")
     else:
-        head, rest = readme.split(BEGIN, 1)
+        head, rest = page.split(BEGIN, 1)
         _, tail = rest.split(END, 1)
         wanted = f"{head}{BEGIN}\n{table(variables)}\n{END}{tail}"
-        if wanted != readme:
+        if wanted != page:
             if "--write" in argv:
-                readme_path.write_text(wanted, encoding="utf-8")
-                print("README.md: variables table regenerated")
+                page_path.write_text(wanted, encoding="utf-8")
+                print(f"{VARIABLES_PAGE}: variables table regenerated")
             else:
-                errors.append("README.md's variables table is out of date: run hack/check-docs.py --write")
+                errors.append(f"{VARIABLES_PAGE}'s variables table is out of date: run hack/check-docs.py --write")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
     example = "\n".join(line for line in (ROOT / EXAMPLE).read_text(encoding="utf-8").splitlines() if line != "---" and not line.startswith("#"))
     if f"({EXAMPLE})" not in readme or f"```yaml\n{example.strip()}\n```" not in readme:
         errors.append(f"README.md does not show {EXAMPLE} as it is (a link to it, then the play without its comments in a yaml block)")
+    for name, limit in SIZES.items():
+        size = (ROOT / name).stat().st_size
+        if size > limit:
+            errors.append(f"{name} is {size} bytes, over its {limit}: move the details to a page of their own and link it")
+    for pattern in PUBLIC_DOCS:
+        for path in sorted(ROOT.glob(pattern)):
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if MAKING.search(line):
+                    errors.append(f"{path.relative_to(ROOT)}:{number}: speaks of how the project was made ({MAKING.search(line).group(0)!r}): say what it does")
     for e in errors:
         print(f"check-docs: {e}", file=sys.stderr)
     owners = {v["owner"] for v in variables.values()}
