@@ -254,7 +254,7 @@ schedulers:
       sample: ["default-scheduler"]
 default_scheduler:
   description:
-    - The default scheduler, the answer to the lab's questions - its pod, node, image and version.
+    - The cluster's default scheduler - which pod runs it, on which node, with what image and version.
     - With several control planes, the pod on the node that holds the default scheduler's Lease; else the
       first ready one.
     - Without a kube-scheduler static pod but with the Lease C(kube-system/kube-scheduler) (a managed
