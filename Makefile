@@ -93,9 +93,11 @@ units_in = cd $(INSTALLED) && PYTHONPATH=$(COLLECTIONS) $(abspath $(1))/bin/pyth
 sanity: install ## ansible-test sanity on the installed collection (ansible-test lists files with git)
 	$(call sanity_in,$(VENV))
 
-units: install ## unit tests (pytest) on the installed collection, and of the scripts in hack/ (hack/tests)
+units: install ## unit tests (pytest) on the installed collection, of the scripts in hack/ (hack/tests), and of the out-of-tree example's plugin (go test)
 	$(call units_in,$(VENV))
 	$(VENV)/bin/python -m pytest -q -p no:cacheprovider hack/tests
+	@# -trimpath and CGO_ENABLED=0 as the example's build: what this compiles, the build role's build of it reuses.
+	cd examples/scheduler && CGO_ENABLED=0 go test -trimpath ./pkg/...
 
 # Each maintained ansible-core line in a venv of its own (.venv-core-2.19, ...), for sanity and units.
 CORE_PINS := 2.19.14 2.20.10 2.21.5

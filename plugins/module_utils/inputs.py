@@ -75,6 +75,7 @@ DEPLOY_VARIABLES = (
     "kube_scheduler_alert_for",
     "kube_scheduler_priority_class_name",
     "kube_scheduler_image_digest",
+    "kube_scheduler_extra_rules",
 )
 
 SHARING_VARIABLES = (
@@ -230,6 +231,7 @@ def check_deploy(values):
 
     messages.extend(_check_durations(values, leader_elect))
     messages.extend(_check_metrics(values))
+    messages.extend(_check_extra_rules(values["kube_scheduler_extra_rules"]))
 
     qps = values["kube_scheduler_client_qps"]
     burst = values["kube_scheduler_client_burst"]
@@ -314,6 +316,41 @@ def _check_metrics(values):
             f"kube_scheduler_priority_class_name is '{_show(priority)}': name a PriorityClass (a DNS subdomain name, such as "
             "system-cluster-critical), or leave it at its default, or empty for none."
         )
+    return messages
+
+
+RULE_KEYS = frozenset(("apiGroups", "resources", "resourceNames", "verbs", "nonResourceURLs"))
+
+
+def _strings(value):
+    return isinstance(value, list) and bool(value) and all(isinstance(item, str) and item for item in value)
+
+
+def _check_extra_rules(rules):
+    """kube_scheduler_extra_rules: PolicyRules of rbac.authorization.k8s.io/v1, each for resources of API groups or for
+    non-resource URLs, with verbs."""
+    messages = []
+    for index, rule in enumerate(_list(rules)):
+        resources = isinstance(rule, dict) and "resources" in rule
+        urls = isinstance(rule, dict) and "nonResourceURLs" in rule
+        if not (
+            isinstance(rule, dict)
+            and set(rule) <= RULE_KEYS
+            and _strings(rule.get("verbs"))
+            and resources != urls
+            and (
+                (_strings(rule["resources"]) and isinstance(rule.get("apiGroups"), list) and rule["apiGroups"]
+                 and all(isinstance(group, str) for group in rule["apiGroups"])
+                 and ("resourceNames" not in rule or _strings(rule["resourceNames"])))
+                if resources
+                else _strings(rule.get("nonResourceURLs")) and "apiGroups" not in rule and "resourceNames" not in rule
+            )
+        ):
+            messages.append(
+                f"kube_scheduler_extra_rules[{index}] is {_show(rule)}: give each rule verbs and either apiGroups with resources "
+                "(and optionally resourceNames) or nonResourceURLs, as a ClusterRole's rules, for example "
+                "{apiGroups: [example.com], resources: [teams], verbs: [get, list, watch]}."
+            )
     return messages
 
 

@@ -469,3 +469,19 @@ def test_preflight_refuses_bad_input_before_writing(workdir, tmp_path, extra_var
     assert result.returncode != 0
     assert message in result.stdout
     assert not list(out.glob("*.yaml"))
+
+
+def test_extra_rules_for_plugins_of_ones_own(workdir, tmp_path):
+    """kube_scheduler_extra_rules: a ClusterRole of those rules and its binding to the scheduler's ServiceAccount."""
+    out = tmp_path / "out"
+    rules = [
+        {"apiGroups": ["example.com"], "resources": ["teams"], "verbs": ["get", "list", "watch"]},
+        {"nonResourceURLs": ["/healthz"], "verbs": ["get"]},
+    ]
+    result = run_playbook(workdir, out, kube_scheduler_extra_rules=rules)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    role, binding = load(out / "48-clusterrole-extra-rules.yaml"), load(out / "49-clusterrolebinding-extra-rules.yaml")
+    assert role["metadata"]["name"] == "my-scheduler-extra-rules" and role["rules"] == rules
+    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "my-scheduler-extra-rules"}
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "my-scheduler", "namespace": "kube-system"}]
+    assert validate([out / "48-clusterrole-extra-rules.yaml", out / "49-clusterrolebinding-extra-rules.yaml"]).count("passed") == 2

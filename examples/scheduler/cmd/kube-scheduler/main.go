@@ -11,10 +11,15 @@ import (
 	_ "k8s.io/component-base/metrics/prometheus/clientgo"
 	_ "k8s.io/component-base/metrics/prometheus/version"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+
+	"kubesched.example/scheduler/pkg/teamnodes"
 )
 
 func main() {
-	// Out-of-tree plugins go here, e.g. app.WithPlugin(myplugin.Name, myplugin.New).
-	command := app.NewSchedulerCommand()
+	// Out-of-tree plugins are registered here; a profile enables them in its plugins and configures them in its
+	// pluginConfig, as any in-tree plugin.
+	command := app.NewSchedulerCommand(
+		app.WithPlugin(teamnodes.Name, teamnodes.New),
+	)
 	os.Exit(cli.Run(command))
 }
