@@ -295,13 +295,12 @@ def converge(doc):
         f"Machine: {machine_line(doc['machine'])}.",
         "",
         "From a clean slate each time (playbooks/uninstall.yml between runs, not timed), alternated: `site.yml --tags deploy` "
-        "(preflight, ClusterRole lock, apply, rollout wait; image already pushed; since 2026-12-02 a first install runs no "
-        "trial Pod: its own pods are the trial, and what it created is removed when they fail) against `kubectl "
+        "(preflight, ClusterRole lock, apply, rollout wait; image already pushed; a first install runs no trial Pod: its own "
+        "pods are the trial, and what it created is removed when they fail) against `kubectl "
         "patch` of the rendered ClusterRole patch + `kubectl apply -f` of the same rendered manifests and image digest + "
         "`kubectl rollout status` + polling until a pod of the new Deployment holds the Lease. Then, in the collection's leg, "
-        "the re-runs with nothing changed (asserted changed=0). Both legs wait for the same probes: since 2026-12-02 the "
-        "Deployment has a startup probe every second, after which the kubelet probes readiness at once (before, a pod "
-        "whose first readiness probe came before kube-scheduler served waited one more 10 s period, in either leg).",
+        "the re-runs with nothing changed (asserted changed=0). Both legs wait for the same probes: the Deployment's startup "
+        "probe every second, after which the kubelet probes readiness at once.",
         "",
         "| what | time |",
         "| --- | ---: |",
