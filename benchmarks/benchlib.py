@@ -298,11 +298,12 @@ def _stamp(text):
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
-def playbook_profile(playbook_path, variables, *options):
+def playbook_profile(playbook_path, variables, *options, env_extra=None):
     """Run a playbook with the ansible.posix.json callback, which records every task's start, end and module;
     raise unless rc 0 and no failure. Returns wall seconds, changed, the number of tasks, the time inside tasks
-    and outside them (start-up, variables, includes), and the time and calls by module."""
-    env = dict(os.environ, ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_NOCOLOR="1")
+    and outside them (start-up, variables, includes), and the time and calls by module. ``env_extra``: more
+    environment (another collection's ANSIBLE_COLLECTIONS_PATH)."""
+    env = dict(os.environ, ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_NOCOLOR="1", **(env_extra or {}))
     command = ["ansible-playbook", str(playbook_path), "-e", json.dumps(variables), *options]
     start = time.monotonic()
     result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)  # noqa: S603

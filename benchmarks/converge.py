@@ -10,7 +10,9 @@ Alternated, REPETITIONS times each; every run is checked (rc 0, failed=0, the De
 held by one of its pods, the lock name in system:kube-scheduler) and followed by playbooks/uninstall.yml
 (not timed). The collection's leg also times two re-runs with nothing changed: `--tags deploy` and the
 whole site.yml (build and image checks included), each asserted changed=0, and an empty playbook (the start-up
-of ansible-playbook). Its playbooks run with the ansible.posix.json callback, which records each task's start,
+of ansible-playbook). With --baseline DIR (a checkout of another commit whose collection is installed in
+DIR/build/collections, as `make install` there leaves it), the same collection leg of that commit is a third
+approach in the alternation: the two commits side by side in one run. Its playbooks run with the ansible.posix.json callback, which records each task's start,
 end and module: the time inside tasks and outside them, and by module, are kept as the profile of each run.
 Output: benchmarks/results/converge.json.
 """
@@ -95,7 +97,15 @@ def main():
     parser.add_argument("--vars", default="{}", help="JSON: the variables of the build and image roles (source, version, build env)")
     parser.add_argument("--repetitions", type=int, default=5)
     parser.add_argument("--result", default="converge")
+    parser.add_argument("--baseline", type=Path, help="a checkout of another commit, its collection installed in build/collections")
     args = parser.parse_args()
+    legs = {"collection": (SITE, None)}
+    if args.baseline:
+        installed = args.baseline / "build" / "collections"
+        if not (installed / "ansible_collections" / "kubesched" / "scheduler").is_dir():
+            raise SystemExit(f"--baseline {args.baseline}: no collection installed in {installed} (run make install there)")
+        paths = [str(installed)] + [p for p in os.environ.get("ANSIBLE_COLLECTIONS_PATH", "").split(":") if p and "build/collections" not in p]
+        legs["baseline"] = (args.baseline / "playbooks" / "site.yml", {"ANSIBLE_COLLECTIONS_PATH": ":".join(paths)})
     namespace = "kube-system"
     variables = {
         "kube_scheduler_context": args.context,
@@ -124,19 +134,22 @@ def main():
         if not monitoring_served(args.context):
             for kind in MONITORING_FILES:
                 (rendered / kind).unlink(missing_ok=True)
+        approaches = [*legs, "kubectl"]
         for rep in range(args.repetitions):
-            order = ["collection", "kubectl"] if rep % 2 == 0 else ["kubectl", "collection"]
+            # Each approach first in turn, and otherwise in the same order.
+            order = approaches[rep % len(approaches) :] + approaches[: rep % len(approaches)]
             for approach in order:
                 run = {"approach": approach, "repetition": rep}
-                if approach == "collection":
+                if approach in legs:
+                    site_yml, env = legs[approach]
                     # Each playbook with the json callback: its time by task and module is kept (run["profile"]).
-                    install = benchlib.playbook_profile(SITE, variables, "--tags", "deploy")
+                    install = benchlib.playbook_profile(site_yml, variables, "--tags", "deploy", env_extra=env)
                     check_installed(args.context, args.name, namespace)
-                    rerun = benchlib.playbook_profile(SITE, variables, "--tags", "deploy")
-                    site = benchlib.playbook_profile(SITE, variables)
+                    rerun = benchlib.playbook_profile(site_yml, variables, "--tags", "deploy", env_extra=env)
+                    site = benchlib.playbook_profile(site_yml, variables, env_extra=env)
                     if rerun["changed"] or site["changed"]:
                         raise benchlib.BenchError(f"re-run with nothing changed reported changed={rerun['changed']} (deploy) and {site['changed']} (site.yml)")
-                    empty = benchlib.playbook_profile(empty_playbook, variables)
+                    empty = benchlib.playbook_profile(empty_playbook, variables, env_extra=env)
                     run.update(seconds=install["seconds"], changed=install["changed"], tasks=install["tasks"])
                     run.update(rerun_deploy_seconds=rerun["seconds"], rerun_site_seconds=site["seconds"], empty_playbook_seconds=empty["seconds"])
                     run["profile"] = {"install": install, "rerun_deploy": rerun, "rerun_site": site}
@@ -145,7 +158,7 @@ def main():
                     check_installed(args.context, args.name, namespace)
                 benchlib.playbook("uninstall.yml", variables)
                 runs.append(run)
-                extra = f", re-run deploy {run['rerun_deploy_seconds']:.1f}s, site.yml {run['rerun_site_seconds']:.1f}s" if approach == "collection" else ""
+                extra = f", re-run deploy {run['rerun_deploy_seconds']:.1f}s, site.yml {run['rerun_site_seconds']:.1f}s" if approach in legs else ""
                 print(f"converge: rep {rep} {approach}: {run['seconds']:.1f}s{extra}", flush=True)
     by_rep = {}
     for run in runs:
@@ -161,6 +174,17 @@ def main():
         "empty_playbook_seconds": benchlib.spread([r["empty_playbook_seconds"] for r in collection]),
         "profile": {what: benchlib.profile_summary([r["profile"][what] for r in collection]) for what in ("install", "rerun_deploy", "rerun_site")},
     }
+    baseline = [r for r in runs if r["approach"] == "baseline"]
+    if baseline:
+        commit = subprocess.run(["git", "-C", str(args.baseline), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False).stdout.strip()
+        summary["baseline"] = {
+            "commit": commit,
+            "seconds": benchlib.spread([r["seconds"] for r in baseline]),
+            "rerun_deploy_seconds": benchlib.spread([r["rerun_deploy_seconds"] for r in baseline]),
+            "rerun_site_seconds": benchlib.spread([r["rerun_site_seconds"] for r in baseline]),
+            "module_runs": benchlib.spread([sum(v["calls"] for m, v in r["profile"]["install"]["by_module"].items() if m.startswith("kubesched.scheduler.scheduler")) for r in baseline]),
+        }
+        summary["module_runs"] = benchlib.spread([sum(v["calls"] for m, v in r["profile"]["install"]["by_module"].items() if m.startswith("kubesched.scheduler.scheduler")) for r in collection])
     document = {"benchmark": "converge", "command": " ".join(sys.argv), "machine": facts, "runs": runs, "summary": summary}
     document["parameters"] = {"repetitions": args.repetitions, "name": args.name}
     benchlib.write_result(args.result, document)

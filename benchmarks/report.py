@@ -313,7 +313,25 @@ def converge(doc):
         f"- Goal <= 3x kubectl: {ratio:.1f}x, {goal(ratio <= 3)}.",
         f"- Goal re-run of the deploy step <= 5 s: {summary['rerun_deploy_seconds']['median']:.1f} s, {goal(summary['rerun_deploy_seconds']['median'] <= 5)}.",
         f"- Goal re-run of site.yml <= 8 s: {summary['rerun_site_seconds']['median']:.1f} s, {goal(summary['rerun_site_seconds']['median'] <= 8)}.",
-    ] + converge_profile(summary)
+    ] + converge_baseline(summary) + converge_profile(summary)
+
+
+def converge_baseline(summary):
+    """The same collection leg at another commit, alternated with this one in the same run (converge.py --baseline)."""
+    base = summary.get("baseline")
+    if not base:
+        return []
+    return [
+        "",
+        f"Side by side in the same run, alternated: the collection at commit {base['commit']} (the baseline) and at this run's checkout.",
+        "",
+        f"| what | this checkout | {base['commit']} |",
+        "| --- | ---: | ---: |",
+        f"| `site.yml --tags deploy` from a clean slate | {spread(summary['collection_seconds'])} | {spread(base['seconds'])} |",
+        f"| re-run `--tags deploy`, changed=0 | {spread(summary['rerun_deploy_seconds'])} | {spread(base['rerun_deploy_seconds'])} |",
+        f"| re-run of the whole `site.yml`, changed=0 | {spread(summary['rerun_site_seconds'])} | {spread(base['rerun_site_seconds'])} |",
+        f"| runs of the modules `scheduler_preflight` and `scheduler` | {spread(summary['module_runs'], '', 0)} | {spread(base['module_runs'], '', 0)} |",
+    ]
 
 
 # The collection's modules that make no API request (action plugins run on the controller).
