@@ -90,6 +90,12 @@ def kubectl_converge(context, name, namespace, rendered):
     return time.monotonic() - start
 
 
+def module_runs(run):
+    """How many runs of the modules that talk to the cluster (scheduler_preflight, scheduler) a converge made."""
+    modules = run["profile"]["install"]["by_module"]
+    return sum(entry["calls"] for name, entry in modules.items() if name.startswith("kubesched.scheduler.scheduler"))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--context", required=True)
@@ -182,9 +188,9 @@ def main():
             "seconds": benchlib.spread([r["seconds"] for r in baseline]),
             "rerun_deploy_seconds": benchlib.spread([r["rerun_deploy_seconds"] for r in baseline]),
             "rerun_site_seconds": benchlib.spread([r["rerun_site_seconds"] for r in baseline]),
-            "module_runs": benchlib.spread([sum(v["calls"] for m, v in r["profile"]["install"]["by_module"].items() if m.startswith("kubesched.scheduler.scheduler")) for r in baseline]),
+            "module_runs": benchlib.spread([module_runs(r) for r in baseline]),
         }
-        summary["module_runs"] = benchlib.spread([sum(v["calls"] for m, v in r["profile"]["install"]["by_module"].items() if m.startswith("kubesched.scheduler.scheduler")) for r in collection])
+        summary["module_runs"] = benchlib.spread([module_runs(r) for r in collection])
     document = {"benchmark": "converge", "command": " ".join(sys.argv), "machine": facts, "runs": runs, "summary": summary}
     document["parameters"] = {"repetitions": args.repetitions, "name": args.name}
     benchlib.write_result(args.result, document)

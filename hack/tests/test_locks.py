@@ -5,6 +5,7 @@ holder ends, and a waiter names the holder and does not wait forever on a proces
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -40,10 +41,8 @@ def holders(path):
 
 
 def kill(pid):
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.kill(pid, 9)
-    except ProcessLookupError:
-        pass
 
 
 def test_a_daemon_started_under_the_lock_does_not_hold_it(tmp_path):
