@@ -319,33 +319,19 @@ def _check_metrics(values):
     return messages
 
 
-RULE_KEYS = frozenset(("apiGroups", "resources", "resourceNames", "verbs", "nonResourceURLs"))
-
-
-def _strings(value):
-    return isinstance(value, list) and bool(value) and all(isinstance(item, str) and item for item in value)
+def _names(value, empty=False):
+    """A non-empty list of strings (of non-empty strings unless ``empty``)."""
+    return isinstance(value, list) and bool(value) and all(isinstance(item, str) and (empty or item) for item in value)
 
 
 def _check_extra_rules(rules):
-    """kube_scheduler_extra_rules: PolicyRules of rbac.authorization.k8s.io/v1, each for resources of API groups or for
-    non-resource URLs, with verbs."""
+    """kube_scheduler_extra_rules: PolicyRules with verbs, for resources of API groups or for non-resource URLs."""
     messages = []
     for index, rule in enumerate(_list(rules)):
-        resources = isinstance(rule, dict) and "resources" in rule
-        urls = isinstance(rule, dict) and "nonResourceURLs" in rule
-        if not (
-            isinstance(rule, dict)
-            and set(rule) <= RULE_KEYS
-            and _strings(rule.get("verbs"))
-            and resources != urls
-            and (
-                (_strings(rule["resources"]) and isinstance(rule.get("apiGroups"), list) and rule["apiGroups"]
-                 and all(isinstance(group, str) for group in rule["apiGroups"])
-                 and ("resourceNames" not in rule or _strings(rule["resourceNames"])))
-                if resources
-                else _strings(rule.get("nonResourceURLs")) and "apiGroups" not in rule and "resourceNames" not in rule
-            )
-        ):
+        keys = set(rule) if isinstance(rule, dict) else {"?"}
+        resources = keys <= {"apiGroups", "resources", "resourceNames", "verbs"} and _names(rule.get("resources")) and _names(rule.get("apiGroups"), True)
+        urls = keys == {"nonResourceURLs", "verbs"} and _names(rule["nonResourceURLs"])
+        if not ((resources and ("resourceNames" not in rule or _names(rule["resourceNames"])) or urls) and _names(rule.get("verbs"))):
             messages.append(
                 f"kube_scheduler_extra_rules[{index}] is {_show(rule)}: give each rule verbs and either apiGroups with resources "
                 "(and optionally resourceNames) or nonResourceURLs, as a ClusterRole's rules, for example "
