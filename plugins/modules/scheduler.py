@@ -11,37 +11,14 @@ version_added: 0.2.0
 author:
   - kubesched maintainers (@kubesched)
 description:
-  - The deploy engine of the collection, which the role P(kubesched.scheduler.deploy#role) calls once per run with the objects
-    it rendered from its templates (ServiceAccount, bindings, ConfigMap with the KubeSchedulerConfiguration, Deployment)
-    and the RBAC of the scheduler's lock.
-  - With O(state=present) it reads what is deployed and refuses objects of the same names that this collection did not
-    make (a hand-made install of the Kubernetes task, for example), before anything changes.
-  - When an update changes the pod template (the Deployment's pod template carries the label C(kubesched.io/pod-template), a
-    checksum of the pod and of the configuration), it first tries the configuration with the image's kube-scheduler in a
-    Pod that never connects to the API server (C(--master) at a closed port, C(--write-config-to)); a configuration
-    kube-scheduler rejects, or an image whose kube-scheduler does not start, fails the run with what kube-scheduler said,
-    and nothing has changed.
-  - It then lets the scheduler hold its lock (the lock name added to a ClusterRole such as C(system:kube-scheduler), or a
-    dedicated ClusterRole, and the ClusterRoleBinding to it), applies every object with server-side apply (field manager
-    C(kubesched.scheduler)), and waits until the new pods are ready, have not restarted beyond what they had before the
-    run, the Deployment has no older pod left, and one of the new pods holds the Lease.
-  - The objects listed after the Deployment (the C(MutatingAdmissionPolicy) and binding that set C(spec.schedulerName) on
-    the pods of chosen namespaces) are applied only then, so that no pod is sent to a scheduler that does not lead; then
-    the objects of O(prune) that exist and that the collection made are deleted.
-  - When that does not happen within O(wait_timeout) seconds, it puts the previous ConfigMap and Deployment back (like
-    C(helm upgrade --atomic)); the previous pods never stopped, so the scheduler that ran before keeps its Lease. The
-    run fails with what the new pods did.
-  - The trial runs for an update only, since a first install has no scheduler to protect and its own pods are the trial. When
-    they fail, what the run created is deleted again (the objects, the Lease its pods took, the lock's grant and
-    binding, the lock namespace), like C(helm install --atomic).
-  - With O(state=absent) it deletes the objects newest first (the Deployment in the foreground), the Lease when a pod of
-    the scheduler held it last or nobody does, the lock namespace when the collection created it, and the lock's RBAC,
-    taking back only what the collection added. The routing goes before the scheduler, being listed after it. Pods not
-    bound yet whose C(spec.schedulerName) is one the scheduler served are listed in RV(pending_pods) and in a warning.
-  - It makes no API discovery and one request per object read or written; RV(api_requests) counts them.
-  - The deploy role also gives it a C(PriorityClass), a C(PodDisruptionBudget), the metrics C(Service), C(ClusterRole) and
-    C(ClusterRoleBinding) and, of the Prometheus Operator's C(monitoring.coreos.com/v1), a C(ServiceMonitor) and a C(PrometheusRule),
-    before the Deployment; the trial Pod leaves out a C(priorityClassName) whose PriorityClass does not exist yet.
+  - Installs, updates or removes a second kube-scheduler from the objects the role P(kubesched.scheduler.deploy#role) rendered,
+    with the RBAC of its lock, in one run. Objects of the same names that this collection did not make are refused first.
+  - An update that changes the pod template is tried first with the image's kube-scheduler in a Pod that never reaches
+    the API server; then every object is applied (server-side apply), and the run waits until the new pods are ready and
+    one of them holds the Lease. When they do not within O(wait_timeout), the previous objects go back (a first install
+    removes what it created), and the run fails with what the new pods did.
+  - Objects listed after the Deployment (the routing policy) are applied once the new pods lead, and removed first.
+  - O(state=absent) deletes the objects newest first, the Lease, the lock namespace it created and only the RBAC it added.
 options:
   state:
     description:
