@@ -27,7 +27,7 @@ OLDEST_KUBE_VERSION := $(firstword $(MATRIX_KUBE_VERSIONS))
 # More targets, one file per subject (packaging and docs, benchmarks, ...).
 -include mk/*.mk
 
-.PHONY: help deps build install cluster cluster-down cluster-smoke lint sanity units molecule check test oldest-images compact compact-oldest test-matrix multi-cluster k8s-source demo clean
+.PHONY: help deps build install cluster cluster-down cluster-ha cluster-ha-down cluster-smoke lint sanity units molecule check test oldest-images compact compact-oldest test-matrix multi-cluster k8s-source demo clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -75,6 +75,15 @@ cluster: ## the offline kind cluster `kubesched` and the registry localhost:5001
 cluster-down: ## delete the cluster and the registry (cached images stay)
 	$(KIND)/cluster.sh down
 
+# A highly available control plane: three control-plane nodes (etcd, API server, controller manager and scheduler on
+# each) behind kind's load balancer, whose image is built here (hack/kind/lb), and a worker.
+HA := KUBE_VERSION=$(KUBE_VERSION) CLUSTER_NAME=kubesched-ha CLUSTER_CONTROL_PLANES=3 CLUSTER_WORKERS=1
+cluster-ha: ## the kind cluster kubesched-ha: three control-plane nodes behind kind's load balancer, and a worker
+	$(HA) $(KIND)/cluster.sh up
+
+cluster-ha-down: ## delete the cluster kubesched-ha
+	$(HA) $(KIND)/cluster.sh down
+
 cluster-smoke: ## assert the platform's promises on the running cluster
 	$(KIND)/smoke-test.sh
 
@@ -93,11 +102,10 @@ units_in = cd $(INSTALLED) && PYTHONPATH=$(COLLECTIONS) $(abspath $(1))/bin/pyth
 sanity: install ## ansible-test sanity on the installed collection (ansible-test lists files with git)
 	$(call sanity_in,$(VENV))
 
-units: install ## unit tests (pytest) on the installed collection, of the scripts in hack/ (hack/tests), and of the out-of-tree example's plugin (go test)
+units: install ## unit tests (pytest) on the installed collection, and of the scripts and programs in hack/ (molecule/leader_election runs the out-of-tree example's)
 	$(call units_in,$(VENV))
 	$(VENV)/bin/python -m pytest -q -p no:cacheprovider hack/tests
-	@# -trimpath and CGO_ENABLED=0 as the example's build: what this compiles, the build role's build of it reuses.
-	cd examples/scheduler && CGO_ENABLED=0 go test -trimpath ./pkg/...
+	cd hack/kind/lb && go test .
 
 # Each maintained ansible-core line in a venv of its own (.venv-core-2.19, ...), for sanity and units.
 CORE_PINS := 2.19.14 2.20.10 2.21.5
