@@ -62,7 +62,7 @@ kind_config() {  # kind_config FILE
     echo "kind: Cluster"
     echo "apiVersion: kind.x-k8s.io/v1alpha4"
     echo "nodes:"
-    echo "  - role: control-plane"
+    for _ in $(seq "$CLUSTER_CONTROL_PLANES"); do echo "  - role: control-plane"; done
     for _ in $(seq "$CLUSTER_WORKERS"); do echo "  - role: worker"; done
     if [ "$KIND_NODE_SOURCE" = stock ]; then
       printf 'containerdConfigPatches:\n  - |-\n    [plugins."io.containerd.grpc.v1.cri".registry]\n      config_path = "/etc/containerd/certs.d"\n'
@@ -119,6 +119,7 @@ images() {
   "$KIND_DIR/build-k8s.sh" >&2
   "$KIND_DIR/build-extras.sh" >&2
   "$KIND_DIR/images.sh" busybox registry >&2
+  [ "$CLUSTER_CONTROL_PLANES" -gt 1 ] && "$KIND_DIR/images.sh" lb >&2
   "$KIND_DIR/images.sh" node | tail -1
   unlock 8
 }
@@ -152,7 +153,7 @@ up() {
   if ! cluster_exists "$CLUSTER_NAME"; then
     local cfg; cfg=$(mktemp)
     kind_config "$cfg"
-    log "kind create cluster --name $CLUSTER_NAME --image $node_image (1 control-plane + $CLUSTER_WORKERS workers)"
+    log "kind create cluster --name $CLUSTER_NAME --image $node_image ($CLUSTER_CONTROL_PLANES control-plane + $CLUSTER_WORKERS workers)"
     kind_ create cluster --name "$CLUSTER_NAME" --image "$node_image" --config "$cfg" --wait 5m --retain \
       || { kind export logs "$KUBESCHED_CACHE/kind-logs" --name "$CLUSTER_NAME" >/dev/null 2>&1 || true
            die "kind create cluster failed; node logs in $KUBESCHED_CACHE/kind-logs"; }
@@ -186,6 +187,7 @@ healthy() {
   local node ip flags
   for node in $(kind get nodes --name "$CLUSTER_NAME" 2>/dev/null); do
     [ "$(docker inspect -f '{{.State.Running}}' "$node" 2>/dev/null)" = true ] || docker start "$node" >/dev/null 2>&1 || return 1
+    [[ $node == *-external-load-balancer ]] && continue  # no kubelet there
     ip=$(docker inspect -f '{{with index .NetworkSettings.Networks "kind"}}{{.IPAddress}}{{end}}' "$node")
     flags=$(docker exec "$node" cat /var/lib/kubelet/kubeadm-flags.env 2>/dev/null) || return 1
     grep -q -- "--node-ip=$ip\b" <<< "$flags" || { log "$node now has address $ip, not the one it was set up with"; return 1; }
@@ -228,7 +230,7 @@ status() {
 down() {
   kind_ delete cluster --name "$CLUSTER_NAME" 2>/dev/null || true
   # The registry serves every version's cluster: it goes with the last of them.
-  if kind get clusters 2>/dev/null | grep -E '^kubesched(-[0-9]+-[0-9]+)?$' >/dev/null; then
+  if kind get clusters 2>/dev/null | grep -E '^kubesched(-[0-9]+-[0-9]+|-ha)?$' >/dev/null; then
     log "cluster $CLUSTER_NAME removed; registry $REGISTRY_NAME kept for the other clusters"; return
   fi
   docker rm -f "$REGISTRY_NAME" >/dev/null 2>&1 || true

@@ -7,6 +7,8 @@
 #   registry    a registry from Debian's docker-registry, with its own config and no auth
 #   rootfs      the debootstrapped Debian trees the images start from
 #   node        the kind node image: Debian + systemd + containerd + kubelet, every image preloaded
+#   lb          the load balancer kind runs in front of several control-plane nodes, under the name kind uses
+#               ($KIND_LB_IMAGE): the tools image and our own TCP proxy (lb/), which follows kind's envoy files
 #   prometheus  Debian's Prometheus server (the host's package) on the tools image, pushed to the local registry
 #               for molecule/leader_election's alert test; prints the image's name
 # usage: images.sh TARGET...   (all = every target, in order)
@@ -145,6 +147,17 @@ target_registry() {
   build_context kubesched.local/registry:latest "$k" "$ctx"; rm -rf "$ctx"
 }
 
+target_lb() {
+  tools_image
+  local k ctx
+  k=$(key "$TOOLS_IMAGE" "$KIND_DIR/lb/main.go" "$KIND_DIR/lb/go.mod" "$(go version)" "recipe:lb-v1")
+  [ "$(image_key "$KIND_LB_IMAGE")" = "$k" ] && { log "$KIND_LB_IMAGE: cached"; return 0; }
+  ctx=$(mktemp -d)
+  (cd "$KIND_DIR/lb" && go build -ldflags '-s -w' -o "$ctx/envoy" .)
+  printf 'FROM %s\nCOPY envoy /usr/local/bin/envoy\n' "$TOOLS_IMAGE" > "$ctx/Dockerfile"
+  build_context "$KIND_LB_IMAGE" "$k" "$ctx"; rm -rf "$ctx"
+}
+
 NODE_PACKAGES="systemd,systemd-sysv,dbus,containerd,runc,containernetworking-plugins,iptables,nftables,conntrack,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,e2fsprogs,bash,ca-certificates,curl,jq,procps,socat,ebtables,python3"
 
 # node_image: prints the node image's name; builds it unless an image with its key exists.
@@ -256,7 +269,7 @@ for t in "$@"; do
   case "$t" in
     all) target_busybox; target_registry; target_node >/dev/null ;;
     rootfs) rootfs node "$NODE_PACKAGES" >/dev/null; rootfs tools "$TOOLS_PACKAGES" >/dev/null ;;
-    busybox | components | cni | registry | node | prometheus) "target_$t" ;;
-    *) die "unknown target $t (rootfs, busybox, components, cni, registry, node, prometheus, all)" ;;
+    busybox | components | cni | registry | node | lb | prometheus) "target_$t" ;;
+    *) die "unknown target $t (rootfs, busybox, components, cni, registry, node, lb, prometheus, all)" ;;
   esac
 done

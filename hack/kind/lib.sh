@@ -25,6 +25,9 @@ default_cluster_name() {
 CLUSTER_NAME=${CLUSTER_NAME:-$(default_cluster_name)}
 # Two workers for the default version's cluster; one for the others (the compact scenario needs one).
 if [ "$KUBE_VERSION" = "$DEFAULT_KUBE_VERSION" ]; then CLUSTER_WORKERS=${CLUSTER_WORKERS:-2}; else CLUSTER_WORKERS=${CLUSTER_WORKERS:-1}; fi
+# Control-plane nodes: one, or three (make cluster-ha) behind kind's load balancer (images.sh lb).
+CLUSTER_CONTROL_PLANES=${CLUSTER_CONTROL_PLANES:-1}
+[[ $CLUSTER_CONTROL_PLANES =~ ^[1-9]$ ]] || { printf 'ERROR: CLUSTER_CONTROL_PLANES must be 1 to 9, not %s\n' "$CLUSTER_CONTROL_PLANES" >&2; exit 1; }
 REGISTRY_NAME=${REGISTRY_NAME:-kubesched-registry}
 REGISTRY_PORT=${REGISTRY_PORT:-5001}
 # offline: build every image here; stock: use kindest/node and registry:2 (machines that can pull)

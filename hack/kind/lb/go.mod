@@ -1,0 +1,3 @@
+module kubesched.local/lb
+
+go 1.24
