@@ -101,7 +101,7 @@ def test_a_waiter_names_a_foreign_holder_and_gives_up(tmp_path):
         assert run.returncode != 0 and "taken" not in run.stdout
         assert f"{holder.pid} {sys.executable}" in run.stderr, run.stderr
         assert "not the project's scripts" in run.stderr and "Stop them" in run.stderr
-        assert 3 <= elapsed < 30
+        assert 3 <= elapsed < 60
     finally:
         kill(holder.pid)
         holder.wait()
@@ -109,17 +109,34 @@ def test_a_waiter_names_a_foreign_holder_and_gives_up(tmp_path):
 
 @pytest.mark.parametrize("script", ["cluster.sh", "kwok.sh"])
 def test_a_waiter_waits_for_a_running_script_and_names_it(tmp_path, script):
-    """Held by a running cluster.sh (or kwok.sh): waited for beyond KUBESCHED_LOCK_WAIT, named, then taken."""
+    """Held by a running cluster.sh (or kwok.sh): waited for beyond KUBESCHED_LOCK_WAIT, named, then taken once the
+    holder ends. The holder holds until the test ends it, so that a slow machine cannot release it early."""
     lock = tmp_path / "cluster.lock"
     fake = tmp_path / script
-    fake.write_text(f'. "{LIB}"\nlock 9 "{lock}" test\necho held\nsleep 6\n')
+    fake.write_text(f'. "{LIB}"\nlock 9 "{lock}" test\necho held\nsleep 300\n')
     env = dict(os.environ, KUBESCHED_CACHE=str(tmp_path / "cache"), KUBE_VERSION="v1.37.2")
-    holder = subprocess.Popen(["bash", str(fake)], stdout=subprocess.PIPE, text=True, env=env)
+    holder = subprocess.Popen(["bash", str(fake)], stdout=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    waiter = None
     try:
         assert holder.stdout.readline().strip() == "held"
-        run = bash(f'lock 9 "{lock}" test && echo taken', tmp_path, timeout=60, KUBESCHED_LOCK_WAIT="1")
-        assert run.stdout.strip() == "taken", run.stderr
-        assert f"waiting for {holder.pid} bash {fake}" in run.stderr, run.stderr
-    finally:
-        kill(holder.pid)
+        waiter = subprocess.Popen(
+            ["bash", "-c", f'. "{LIB}"\nlock 9 "{lock}" test && echo taken'],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(env, KUBESCHED_LOCK_WAIT="1"),
+        )
+        said = waiter.stderr.readline()
+        assert f"waiting for {holder.pid} bash {fake}" in said, said
+        time.sleep(3)  # beyond KUBESCHED_LOCK_WAIT: still waiting, not refused
+        assert waiter.poll() is None, waiter.stderr.read()
+        os.killpg(holder.pid, 9)  # the script and its sleep, which holds the lock's descriptor too
         holder.wait()
+        out, err = waiter.communicate(timeout=60)
+        assert waiter.returncode == 0 and out.strip() == "taken", err
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(holder.pid, 9)
+        holder.wait()
+        if waiter is not None and waiter.poll() is None:
+            kill(waiter.pid)
