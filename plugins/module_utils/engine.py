@@ -31,29 +31,26 @@ import re
 import time
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import clusterrole
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.predicates import (
+    CANNOT_START,
+    KUBE_SCHEDULER,
+    cannot_start,
+    held_by,
+    holder_pod,
+    lease_holder,
+    not_deleted,
+    pod_ready,
+    restarts,
+    rolled_out,
+)
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.serving import COMPONENT_LABEL, SYSTEM_NAMESPACE, is_static_scheduler, served_names
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.waiter import wait_for
 from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import MANAGER, Kube, KubeError, api_reason, content, managed_by_us, ref
-from ansible_collections.kubesched.scheduler.plugins.module_utils.placement import served_names
 
 monotonic = time.monotonic
-sleep = time.sleep
-
-# Seconds between two polls of a wait (a GET of one object, or a list by label): a pod that becomes ready, a trial that
-# ends or a Lease that is taken is seen within half a second, for a few requests a second while a wait lasts.
-POLL = 0.5
 TEMPLATE_LABEL = "kubesched.io/pod-template"
 NAME_LABEL = "kubesched.io/scheduler-name"
 TRIAL_LABEL = "kubesched.io/trial"
-# Why a container that has not started never will.
-CANNOT_START = (
-    "ErrImagePull",
-    "ImagePullBackOff",
-    "ErrImageNeverPull",
-    "InvalidImageName",
-    "CreateContainerConfigError",
-    "CreateContainerError",
-    "RunContainerError",
-    "CrashLoopBackOff",
-)
 PROTECTED_NAMESPACES = ("kube-system", "kube-public", "kube-node-lease", "default")
 
 
@@ -67,59 +64,6 @@ class EngineError(Exception):
 
 
 # --- one rule each -----------------------------------------------------------------------------
-
-
-def holder_pod(holder):
-    """The pod name in a kube-scheduler Lease holder identity ``<hostname>_<uuid>`` (a pod's hostname is its name)."""
-    return (holder or "").split("_", 1)[0]
-
-
-def held_by(holder, name):
-    """Whether a Lease holder identity is a pod of the Deployment ``name`` (``<name>-<hash>-<id>_<uuid>``)."""
-    return bool(re.match("^" + re.escape(name) + r"-[a-z0-9]{1,10}-[a-z0-9]{5}_", holder or ""))
-
-
-def lease_holder(lease):
-    return ((lease or {}).get("spec") or {}).get("holderIdentity") or ""
-
-
-def is_ready(pod):
-    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in (pod.get("status") or {}).get("conditions") or [])
-
-
-def live(pods):
-    return [pod for pod in pods if not (pod.get("metadata") or {}).get("deletionTimestamp")]
-
-
-def restarts(pods):
-    return sum(status.get("restartCount") or 0 for pod in live(pods) for status in (pod.get("status") or {}).get("containerStatuses") or [])
-
-
-def cannot_start(pods, restarts_before=0):
-    """Why the pods' containers will not start: their waiting reasons, and restarts beyond those before."""
-    reasons = [
-        ((status.get("state") or {}).get("waiting") or {}).get("reason")
-        for pod in live(pods)
-        for status in (pod.get("status") or {}).get("containerStatuses") or []
-    ]
-    found = [reason for reason in reasons if reason in CANNOT_START]
-    more = restarts(pods) - restarts_before
-    if more > 0:
-        found.append(f"restarts: {more}")
-    return list(dict.fromkeys(found))
-
-
-def rolled_out(deployment):
-    """kubectl rollout status's test: the controller saw the spec, and every replica is updated and available."""
-    spec, status = deployment.get("spec") or {}, deployment.get("status") or {}
-    wanted = spec.get("replicas", 1)
-    return (
-        (status.get("observedGeneration") or 0) >= ((deployment.get("metadata") or {}).get("generation") or 0)
-        and (status.get("updatedReplicas") or 0) == wanted
-        and (status.get("replicas") or 0) == wanted
-        and (status.get("availableReplicas") or 0) == wanted
-        and not status.get("unavailableReplicas")
-    )
 
 
 def pod_states(pods):
@@ -142,20 +86,7 @@ def template_label(deployment):
     return ((((deployment or {}).get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels", {}).get(TEMPLATE_LABEL)
 
 
-def poll_until(poll, done, timeout, interval=POLL):
-    """``poll()`` until ``done(result)`` or ``timeout`` seconds; returns ``(result, met)``."""
-    deadline = monotonic() + timeout
-    while True:
-        result = poll()
-        if done(result):
-            return result, True
-        remaining = deadline - monotonic()
-        if remaining <= 0:
-            return result, False
-        sleep(min(interval, remaining))
-
-
-def tail(text, lines, limit=600):
+def last_lines(text, lines, limit=600):
     said = " ".join(line.strip() for line in (text or "").strip().splitlines()[-lines:])
     return said if len(said) <= limit else said[: limit - 3] + "..."
 
@@ -188,7 +119,7 @@ def trial_objects(deployment, configmap, manager=MANAGER):
     )
 
 
-def trial_said(pod):
+def trial_reasons(pod):
     """``reason: message`` of the trial container's waiting and terminated states, waiting first."""
     states = [status.get("state") or {} for status in ((pod or {}).get("status") or {}).get("containerStatuses") or []]
     said = [state["waiting"] for state in states if state.get("waiting")] + [state["terminated"] for state in states if state.get("terminated")]
@@ -204,7 +135,7 @@ def trial_finished(pod):
 
 
 def wait_gone(kube, kind, name, namespace, timeout, api_version=None):
-    poll_until(lambda: kube.get(kind, name, namespace, api_version=api_version), lambda obj: obj is None, timeout, interval=0.5)
+    wait_for(lambda: kube.get(kind, name, namespace, api_version=api_version), lambda obj: obj is None, timeout)
 
 
 def delete_and_wait(kube, obj, timeout):
@@ -233,7 +164,7 @@ def run_trial(kube, deployment, configmap, timeout, image, fix):
     try:
         kube.apply(trial_cm)
         kube.apply(trial_pod)
-        pod, dummy = poll_until(lambda: kube.get("Pod", name, namespace), trial_finished, timeout)
+        pod, dummy = wait_for(lambda: kube.get("Pod", name, namespace), trial_finished, timeout)
         phase = ((pod or {}).get("status") or {}).get("phase")
         if phase == "Failed":
             log = kube.log(name, namespace, tail_lines=10)
@@ -242,10 +173,10 @@ def run_trial(kube, deployment, configmap, timeout, image, fix):
         kube.delete("ConfigMap", name, namespace)
         wait_gone(kube, "Pod", name, namespace, timeout)
     if phase != "Succeeded":
-        said = trial_said(pod) or "no Pod ran within kube_scheduler_wait_timeout"
+        said = trial_reasons(pod) or "no Pod ran within kube_scheduler_wait_timeout"
         msg = f"kube-scheduler of {image} did not accept the configuration, or did not start ({said})."
         if log.strip():
-            msg += f" It said: {tail(log, 2)}."
+            msg += f" It said: {last_lines(log, 2)}."
         raise EngineError(msg + " Nothing was changed. " + fix, trial={"result": "refused", "said": said})
     return round(monotonic() - start, 1)
 
@@ -325,7 +256,7 @@ def apply_changed(kube, obj, check_mode, before=None, diffs=None):
     return changed
 
 
-def foreign(objects, found):
+def not_ours(objects, found):
     """The objects of the scheduler's names that exist and that the collection did not make."""
     return [ref(obj) for obj, current in zip(objects, found, strict=True) if current is not None and not managed_by_us(current)]
 
@@ -346,11 +277,11 @@ def previous_objects(configmap, deployment):
     return objects
 
 
-def find(objects, kind):
+def find_kind(objects, kind):
     return next((obj for obj in objects if obj["kind"] == kind), None)
 
 
-def read(kube, obj):
+def read_current(kube, obj):
     """The object ``obj`` names (kind, apiVersion, name, namespace) as the cluster has it, or None."""
     metadata = obj["metadata"]
     return kube.get(obj["kind"], metadata["name"], metadata.get("namespace"), api_version=obj.get("apiVersion"))
@@ -360,7 +291,7 @@ def prune(kube, refs, check_mode):
     """Delete the objects of ``refs`` that exist and that the collection made (options turned off); the changes."""
     changes = []
     for obj in refs or []:
-        current = read(kube, obj)
+        current = read_current(kube, obj)
         if current is None or not managed_by_us(current):
             continue
         if not check_mode:
@@ -381,14 +312,14 @@ def waiting_pods(kube, names):
             if exc.status not in (401, 403):
                 raise
             return [], f"could not list the pods left waiting for schedulerName {', '.join(names)}: {exc}"
-        pods += [f"{pod['metadata']['namespace']}/{pod['metadata']['name']}" for pod in live(found)]
+        pods += [f"{pod['metadata']['namespace']}/{pod['metadata']['name']}" for pod in not_deleted(found)]
     return sorted(pods), ""
 
 
 def converge(kube, params, check_mode=False, diff=False):
     """Install or update the scheduler; the module's result. Raises EngineError on failure."""
     objects = params["objects"]
-    deployment, configmap = find(objects, "Deployment"), find(objects, "ConfigMap")
+    deployment, configmap = find_kind(objects, "Deployment"), find_kind(objects, "ConfigMap")
     name, namespace = deployment["metadata"]["name"], deployment["metadata"]["namespace"]
     lock = params["lock"]
     timeout = params["wait_timeout"]
@@ -399,9 +330,9 @@ def converge(kube, params, check_mode=False, diff=False):
 
     # 1. What is deployed; objects of these names that the collection did not make are not taken over.
     start = monotonic()
-    found = [read(kube, obj) for obj in objects]
+    found = [read_current(kube, obj) for obj in objects]
     binding = kube.get("ClusterRoleBinding", lock["binding"]["metadata"]["name"])
-    others = foreign(objects + [lock["binding"]], found + [binding])
+    others = not_ours(objects + [lock["binding"]], found + [binding])
     if others and not params.get("adopt"):
         raise EngineError(
             f"{', '.join(others)} already exist{'s' if len(others) == 1 else ''} and {'was' if len(others) == 1 else 'were'} not made by this collection "
@@ -501,37 +432,37 @@ def wait_rollout(kube, params, selector, restarts_before, orphans=()):
     """Until every new pod is ready (or one cannot start), the Deployment has rolled out, the ReplicaSets of a replaced
     Deployment are gone, and a new pod holds the Lease."""
     objects, lock, timeout = params["objects"], params["lock"], params["wait_timeout"]
-    deployment = find(objects, "Deployment")
+    deployment = find_kind(objects, "Deployment")
     name, namespace = deployment["metadata"]["name"], deployment["metadata"]["namespace"]
     replicas = deployment["spec"].get("replicas", 1)
     image = deployment["spec"]["template"]["spec"]["containers"][0]["image"]
 
     def settled(pods):
-        return len([pod for pod in live(pods) if is_ready(pod)]) >= replicas or cannot_start(pods, restarts_before)
+        return len([pod for pod in not_deleted(pods) if pod_ready(pod)]) >= replicas or cannot_start(pods, restarts_before)
 
-    pods, dummy = poll_until(lambda: kube.list("Pod", namespace, selector), settled, timeout)
+    pods, dummy = wait_for(lambda: kube.list("Pod", namespace, selector), settled, timeout)
     failing = cannot_start(pods, restarts_before)
-    ready = [pod for pod in live(pods) if is_ready(pod)]
+    ready = [pod for pod in not_deleted(pods) if pod_ready(pod)]
     if failing or len(ready) < replicas:
         msg = f"The new pods of Deployment {namespace}/{name} (image {image}) "
         msg += f"fail ({', '.join(failing)})." if failing else f"are not ready after {timeout}s."
         msg += f" Pods: {'; '.join(pod_states(pods))}."
-        if failing and live(pods):
-            pod = live(pods)[0]
+        if failing and not_deleted(pods):
+            pod = not_deleted(pods)[0]
             restarted = any((s.get("restartCount") or 0) > 0 for s in (pod.get("status") or {}).get("containerStatuses") or [])
             log = kube.log(pod["metadata"]["name"], namespace, previous=restarted)
             if log.strip():
-                msg += f" Log: {tail(log, 3)}"
+                msg += f" Log: {last_lines(log, 3)}"
         raise EngineError(msg)
-    current, met = poll_until(lambda: kube.get("Deployment", name, namespace), lambda d: d is not None and rolled_out(d), timeout)
+    current, met = wait_for(lambda: kube.get("Deployment", name, namespace), lambda d: d is not None and rolled_out(d), timeout)
     if not met:
         raise EngineError(f"Deployment {namespace}/{name} did not roll out within {timeout}s: status {(current or {}).get('status')}.")
     for replica_set in orphans:
         kube.delete("ReplicaSet", replica_set, namespace, propagation="Background")
     if not lock["leader_elect"]:
         return ""
-    new_pods = {pod["metadata"]["name"] for pod in live(kube.list("Pod", namespace, selector))}
-    lease, met = poll_until(
+    new_pods = {pod["metadata"]["name"] for pod in not_deleted(kube.list("Pod", namespace, selector))}
+    lease, met = wait_for(
         lambda: kube.get("Lease", lock["lock_name"], lock["lock_namespace"]),
         lambda lease: holder_pod(lease_holder(lease)) in new_pods,
         timeout,
@@ -550,14 +481,14 @@ def rollback(kube, params, previous_configmap, previous_deployment, why):
     The previous pods never stopped (the rollout keeps them until new ones are ready), so the scheduler that
     ran before keeps its Lease. Returns the failure message."""
     lock, timeout = params["lock"], params["wait_timeout"]
-    deployment = find(params["objects"], "Deployment")
+    deployment = find_kind(params["objects"], "Deployment")
     name, namespace = deployment["metadata"]["name"], deployment["metadata"]["namespace"]
     if not (previous_deployment and previous_configmap):
         return f"{why} Not rolled back: the Deployment had no ConfigMap to go back to (kube_scheduler_state=absent removes it)."
     for obj in previous_objects(previous_configmap, previous_deployment):
         kube.apply(obj)
     wanted = (previous_deployment.get("spec") or {}).get("replicas", 1)
-    current, dummy = poll_until(lambda: kube.get("Deployment", name, namespace), lambda d: d is not None and rolled_out(d), timeout)
+    current, dummy = wait_for(lambda: kube.get("Deployment", name, namespace), lambda d: d is not None and rolled_out(d), timeout)
     ready = ((current or {}).get("status") or {}).get("readyReplicas") or 0
     msg = f"{why} Rolled back: the ConfigMap and the Deployment are as they were before this run, and its pods are "
     msg += "ready" if ready >= wanted else "not ready yet"
@@ -573,7 +504,7 @@ def undo_install(kube, params, created, lock_granted, namespace, why):
     its pods go with it), the Lease when one of its pods took it, the lock's RBAC when the run granted it, and the lock
     namespace when the run created it. Returns the failure message."""
     lock, timeout = params["lock"], params["wait_timeout"]
-    name = find(params["objects"], "Deployment")["metadata"]["name"]
+    name = find_kind(params["objects"], "Deployment")["metadata"]["name"]
     gone = [ref(obj) for obj in reversed(created) if delete_and_wait(kube, obj, timeout)]
     lease = kube.get("Lease", lock["lock_name"], lock["lock_namespace"]) if lock["leader_elect"] else None
     if lease is not None and held_by(lease_holder(lease), name):
@@ -595,11 +526,11 @@ def remove(kube, params, check_mode=False, diff=False):
     objects, lock, timeout = params["objects"], params["lock"], params["wait_timeout"]
     result = {"changed": False, "changes": [], "phases": {}}
     start = monotonic()
-    deployment = find(objects, "Deployment")
+    deployment = find_kind(objects, "Deployment")
     name = deployment["metadata"]["name"]
     served = [name]
     for obj in reversed(objects):
-        current = read(kube, obj)
+        current = read_current(kube, obj)
         if current is None:
             continue
         if obj["kind"] == "Deployment":
@@ -903,7 +834,7 @@ def main_scheduler_serving(kube, name, warnings):
     from ansible_collections.kubesched.scheduler.plugins.module_utils import inventory
 
     try:
-        pods = kube.list("Pod", inventory.SYSTEM_NAMESPACE, label_selector=f"{inventory.COMPONENT_LABEL}={inventory.KUBE_SCHEDULER}")
+        pods = kube.list("Pod", SYSTEM_NAMESPACE, label_selector=f"{COMPONENT_LABEL}={KUBE_SCHEDULER}")
     except KubeError as exc:
         if exc.status not in (401, 403):
             raise
@@ -911,7 +842,7 @@ def main_scheduler_serving(kube, name, warnings):
         return []
     found = []
     for pod in pods:
-        if inventory.is_static_scheduler(pod):
+        if is_static_scheduler(pod):
             entry = inventory.static_scheduler(pod, lambda namespace, configmap: kube.get("ConfigMap", configmap, namespace))
             if name in (entry["profiles"] or []):
                 found.append(f"{entry['namespace']}/{entry['name']}")

@@ -24,7 +24,7 @@ Schedulers are of three kinds:
   Their ``--config`` (when they have one) is a file on the node, which the API cannot read, unless it is
   mounted from a ConfigMap;
 * ``deployment``: the Deployments of this collection, which name what they serve and lock in their
-  annotations (``placement.served_names``, ``placement.lock_lease``) and mount their configuration
+  annotations (``serving.served_names``, ``serving.lock_lease``) and mount their configuration
   from a ConfigMap;
 * ``lease_holder``: any other workload that holds a scheduler's Lease: a Lease whose holder identity
   (``<hostname>_<uuid>``, the hostname of a pod being its name) names a running pod that runs a scheduler
@@ -40,24 +40,39 @@ from datetime import timedelta
 from ansible.module_utils.common.yaml import HAS_YAML, yaml_load
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import placement
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.client import RESTART, collect, lease_clock
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.predicates import (
+    KUBE_SCHEDULER,
+    command_line,
+    holder_pod,
+    lease_finding,
+    parse_flags,
+    pod_ready,
+    runs_scheduler,
+    scheduler_container,
+    split_image,
+)
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.serving import (
+    DEFAULT_SCHEDULER,
+    MIRROR_POD_ANNOTATION,
+    NODE_LEASE_NAMESPACE,
+    PROFILES_ANNOTATION,
+    SCHEDULER_LABEL,
+    SYSTEM_NAMESPACE,
+    is_static_scheduler,
+    lock_lease,
+    served_names,
+)
 from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import Kube, KubeError, api_reason
 
 DEFAULT_PAGE_SIZE = placement.DEFAULT_PAGE_SIZE
-DEFAULT_SCHEDULER = placement.DEFAULT_SCHEDULER
-SCHEDULER_LABEL = placement.SCHEDULER_LABEL
-NODE_LEASE_NAMESPACE = placement.NODE_LEASE_NAMESPACE
-MIRROR_POD_ANNOTATION = placement.MIRROR_POD_ANNOTATION
 # What kubesched.scheduler.main_scheduler writes on the static pod (module_utils/static_pod.py PROFILES_ANNOTATION).
-STATIC_PROFILES_ANNOTATION = placement.PROFILES_ANNOTATION
-COMPONENT_LABEL = "component"
-KUBE_SCHEDULER = "kube-scheduler"
-SYSTEM_NAMESPACE = "kube-system"
+STATIC_PROFILES_ANNOTATION = PROFILES_ANNOTATION
 # the identity Leases of the API servers (kube-system/apiserver-<hash>), held by no pod
 APISERVER_IDENTITY_LABEL = "apiserver.kubernetes.io/identity"
 # kube-scheduler's own defaults for its leader election
 DEFAULT_LOCK = (SYSTEM_NAMESPACE, KUBE_SCHEDULER)
 MAX_LISTED_PODS = placement.MAX_LISTED_PODS
-CLOCK_TOLERANCE = placement.CLOCK_TOLERANCE
 
 IMAGE_ID = re.compile(r"^sha256:[0-9a-f]{64}$")
 
@@ -70,24 +85,8 @@ KIND_ORDER = {KIND_STATIC: 0, KIND_DEPLOYMENT: 1, KIND_LEASE_HOLDER: 2}
 NO_SCHEDULER = placement.REASON_NO_SCHEDULER
 NOT_RUNNING = placement.REASON_NOT_RUNNING
 
-# looked up when called, so that tests can set the clock
-utc_now = placement.utc_now
-
 
 # --- images, flags, configuration ------------------------------------------------------------
-
-
-def split_image(image):
-    """``(repository, tag, digest)`` of an image reference; tag and digest are None when absent."""
-    if not image:
-        return None, None, None
-    name, at, digest = image.partition("@")
-    slash = name.rfind("/")
-    colon = name.rfind(":")
-    tag = None
-    if colon > slash:
-        name, tag = name[:colon], name[colon + 1 :]
-    return name, tag or None, (digest if at else None) or None
 
 
 def image_version(*images):
@@ -103,56 +102,6 @@ def image_version(*images):
         if tag:
             return tag
     return None
-
-
-def parse_flags(argv):
-    """``{flag: value}`` of a command line: ``--flag=value``, ``--flag value`` and a bare ``--flag`` (``"true"``).
-
-    The last occurrence of a flag wins, as with kube-scheduler's own flag parsing. Arguments that are not
-    flags are left out.
-    """
-    flags = {}
-    index = 0
-    argv = list(argv or [])
-    while index < len(argv):
-        arg = str(argv[index])
-        index += 1
-        if not arg.startswith("-") or arg in ("-", "--"):
-            continue
-        name, equals, value = arg.lstrip("-").partition("=")
-        if not equals:
-            if index < len(argv) and not str(argv[index]).startswith("-"):
-                value = str(argv[index])
-                index += 1
-            else:
-                value = "true"
-        flags[name] = value
-    return flags
-
-
-def command_line(container):
-    """The container's ``command`` and ``args`` as one list."""
-    return [str(part) for part in (container.get("command") or []) + (container.get("args") or [])]
-
-
-def _runs_scheduler(container):
-    argv = command_line(container)
-    executable = posixpath.basename(argv[0]) if argv else ""
-    repository = posixpath.basename(split_image(container.get("image"))[0] or "")
-    return "scheduler" in executable or "scheduler" in repository
-
-
-def scheduler_container(pod_spec):
-    """The container of a pod spec that runs the scheduler: the first one whose executable or image is a
-    scheduler's, else the one named kube-scheduler, else the first one; None without containers."""
-    containers = (pod_spec or {}).get("containers") or []
-    for container in containers:
-        if _runs_scheduler(container):
-            return container
-    for container in containers:
-        if container.get("name") == KUBE_SCHEDULER:
-            return container
-    return containers[0] if containers else None
 
 
 def config_volume(pod_spec, container, path):
@@ -279,11 +228,6 @@ def key_of(obj):
     return metadata.get("namespace"), metadata.get("name")
 
 
-def pod_ready(pod):
-    condition = placement._condition(pod, "Ready")
-    return bool(condition and condition.get("status") == "True")
-
-
 def pod_running(pod):
     return (pod.get("status") or {}).get("phase") == "Running" and not _metadata(pod).get("deletionTimestamp")
 
@@ -297,16 +241,6 @@ def pod_scheduler_name(pod):
     return (pod.get("spec") or {}).get("schedulerName") or DEFAULT_SCHEDULER
 
 
-def is_static_scheduler(pod):
-    """A mirror pod of kube-scheduler in kube-system: the kubelet's copy of a static pod."""
-    metadata = _metadata(pod)
-    return (
-        metadata.get("namespace") == SYSTEM_NAMESPACE
-        and MIRROR_POD_ANNOTATION in (metadata.get("annotations") or {})
-        and (metadata.get("labels") or {}).get(COMPONENT_LABEL) == KUBE_SCHEDULER
-    )
-
-
 def container_status(pod, name):
     for status in (pod.get("status") or {}).get("containerStatuses") or []:
         if status.get("name") == name:
@@ -314,18 +248,10 @@ def container_status(pod, name):
     return {}
 
 
-def holder_pod_name(holder):
-    """The hostname part of a leader election identity (``<hostname>_<uuid>``): a pod's name, or a node's
-    for a static pod on the host network."""
-    if not holder:
-        return None
-    return holder.split("_", 1)[0] if "_" in holder else holder
-
-
 def lease_state(lease, now, tolerance):
-    """The Lease as reported: holder, times, and whether it is live (``placement._lease_finding``)."""
+    """The Lease as reported: holder, times, and whether it is live (``predicates.lease_finding``)."""
     spec = lease.get("spec") or {}
-    finding = placement._lease_finding(lease, now, tolerance)
+    finding = lease_finding(lease, now, tolerance)
     namespace, name = key_of(lease)
     return {
         "namespace": namespace,
@@ -381,53 +307,6 @@ def pod_owner(pod, get_replicaset=None):
 
 
 # --- the paged lists -------------------------------------------------------------------------
-
-
-RESTART = placement.RESTART
-
-
-def list_pages(kube, kind, namespace=None, page_size=DEFAULT_PAGE_SIZE, label_selector=None, field_selector=None):
-    """The items of a list, read ``page_size`` at a time with ``limit`` and ``continue``: a generator, which asks
-    for a page only once the items of the one before are consumed.
-
-    When the API server answers 410 Gone to a continue token (it expired), the list starts over from its
-    first page, once, and RESTART is yielded first so that the consumer forgets what it kept; a 410 to a first
-    page, or a second one, is raised.
-    """
-    path = Kube.path(kind, namespace=namespace)
-    token = None
-    restarted = False
-    while True:
-        query = {"limit": page_size}
-        if label_selector:
-            query["labelSelector"] = label_selector
-        if field_selector:
-            query["fieldSelector"] = field_selector
-        if token:
-            query["continue"] = token
-        try:
-            payload = kube.request("GET", path, query)
-        except KubeError as exc:
-            if token is None or restarted or exc.status != 410:
-                raise
-            restarted, token = True, None
-            yield RESTART
-            continue
-        yield from payload.get("items") or []
-        token = (payload.get("metadata") or {}).get("continue")
-        if not token:
-            return
-
-
-def collect(items):
-    """The items of ``list_pages`` as a list (what came before a restart dropped)."""
-    kept = []
-    for item in items:
-        if item is RESTART:
-            kept.clear()
-        else:
-            kept.append(item)
-    return kept
 
 
 class PodScan:
@@ -555,14 +434,14 @@ def deployment_scheduler(deployment, get_configmap):
     status = deployment.get("status") or {}
     ready = status.get("readyReplicas") or 0
     entry = _workload(KIND_DEPLOYMENT, metadata.get("namespace"), metadata.get("name"), container, configuration, flags, container.get("image"))
-    served = placement.served_names(deployment)
+    served = served_names(deployment)
     entry.update(
         replicas=(deployment.get("spec") or {}).get("replicas", 1),
         ready_replicas=ready,
         ready=ready >= 1,
         serves=list(dict.fromkeys(served + list(configuration["profiles"] or []))),
     )
-    entry["_lock"] = placement.lock_lease(deployment) or (configuration["lock"] if configuration["lock_known"] else None)
+    entry["_lock"] = lock_lease(deployment) or (configuration["lock"] if configuration["lock_known"] else None)
     return entry
 
 
@@ -607,7 +486,7 @@ def is_scheduler_lease(lease, pod, asked_names):
         return True
     if pod is None:
         return False
-    return any(_runs_scheduler(container) for container in (pod.get("spec") or {}).get("containers") or [])
+    return any(runs_scheduler(container) for container in (pod.get("spec") or {}).get("containers") or [])
 
 
 def _attach_lease(entry, leases_by_key):
@@ -658,7 +537,7 @@ def assemble(leases, deployments, scan, now, tolerance, get_configmap, get_repli
         reference = {"kind": entry["kind"], "namespace": entry["namespace"], "name": entry["name"]}
         if lease["scheduler"] is None:
             lease["scheduler"] = reference
-        holder = holder_pod_name(lease["holder"])
+        holder = holder_pod(lease["holder"])
         if entry["kind"] == KIND_STATIC:
             entry["leader"] = holder is not None and holder == entry["node"] and lease["live"]
             if holder == entry["node"]:
@@ -688,7 +567,7 @@ def assemble(leases, deployments, scan, now, tolerance, get_configmap, get_repli
         if key in reported:
             continue
         lease = states[key]
-        holder = holder_pod_name(lease["holder"])
+        holder = holder_pod(lease["holder"])
         pod = find_pod(scan.by_name, holder, key[0]) if holder else None
         if pod is not None and not pod_running(pod):
             pod = None
@@ -734,7 +613,7 @@ def _warn_lock_taken(schedulers, static_nodes, errors):
         lease = entry["lease"]
         if entry["kind"] != KIND_STATIC or not lease or not lease.get("live"):
             continue
-        if holder_pod_name(lease["holder"]) not in static_nodes:
+        if holder_pod(lease["holder"]) not in static_nodes:
             errors.append(
                 f"Lease {lease['namespace']}/{lease['name']}, the lock of the kube-scheduler static pods, is held by {lease['holder']}, "
                 "not by one of their nodes: another scheduler elects its leader with the default scheduler's Lease"
@@ -828,29 +707,27 @@ def default_scheduler(schedulers, lease):
 def gather(kube, namespace=None, page_size=DEFAULT_PAGE_SIZE, now=None, tolerance=None):
     """Read the cluster (see the module's docstring for the lists) and return the module's answer.
 
-    ``now`` is the time the Leases are judged by (this host's clock, with CLOCK_TOLERANCE of slack, by default).
+    ``now`` is the time the Leases are judged by: by default the API server's, from the Date header of its answers
+    (this host's clock, with CLOCK_TOLERANCE of slack, when no answer had one; see client.lease_clock).
     """
-    if now is None:
-        now, tolerance = utc_now(), CLOCK_TOLERANCE
-    tolerance = timedelta(0) if tolerance is None else tolerance
     errors = []
-    leases = _safe_list(errors, "Leases", list_pages(kube, "Lease", page_size=page_size, field_selector=f"metadata.namespace!={NODE_LEASE_NAMESPACE}"))
-    deployments = _safe_list(errors, "Deployments", list_pages(kube, "Deployment", page_size=page_size, label_selector=SCHEDULER_LABEL))
+    leases = _safe_list(errors, "Leases", kube.list_pages("Lease", page_size=page_size, field_selector=f"metadata.namespace!={NODE_LEASE_NAMESPACE}"))
+    deployments = _safe_list(errors, "Deployments", kube.list_pages("Deployment", page_size=page_size, label_selector=SCHEDULER_LABEL))
     holders = {}
     for lease in leases:
         if key_of(lease)[0] == NODE_LEASE_NAMESPACE or APISERVER_IDENTITY_LABEL in (_metadata(lease).get("labels") or {}):
             continue
-        holder = holder_pod_name((lease.get("spec") or {}).get("holderIdentity"))
+        holder = holder_pod((lease.get("spec") or {}).get("holderIdentity"))
         if holder:
             holders[holder] = key_of(lease)[0]
     scan = PodScan(holders)
     try:
-        scan.scan(list_pages(kube, "Pod", namespace, page_size=page_size))
+        scan.scan(kube.list_pages("Pod", namespace, page_size=page_size))
         if namespace and namespace != SYSTEM_NAMESPACE:
-            scan.scan(list_pages(kube, "Pod", SYSTEM_NAMESPACE, page_size=page_size), counted=False)
+            scan.scan(kube.list_pages("Pod", SYSTEM_NAMESPACE, page_size=page_size), counted=False)
             nodes = {(pod.get("spec") or {}).get("nodeName") for pod in scan.static.values()}
             for holder in sorted(set(holders) - set(scan.by_name) - nodes):
-                scan.scan(list_pages(kube, "Pod", page_size=page_size, field_selector=f"metadata.name={holder}"), counted=False)
+                scan.scan(kube.list_pages("Pod", page_size=page_size, field_selector=f"metadata.name={holder}"), counted=False)
     except KubeError as exc:
         if not _lookup_error(errors, f"pods{f' in namespace {namespace}' if namespace else ''}", exc):
             raise
@@ -874,6 +751,9 @@ def gather(kube, namespace=None, page_size=DEFAULT_PAGE_SIZE, now=None, toleranc
 
     get_configmap, get_replicaset = cached_get("ConfigMap"), cached_get("ReplicaSet")
 
+    if now is None:
+        now, tolerance = lease_clock(kube.clock.server_now())
+    tolerance = timedelta(0) if tolerance is None else tolerance
     return assemble(leases, deployments, scan, now, tolerance, get_configmap, get_replicaset, errors)
 
 

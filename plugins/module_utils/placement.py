@@ -28,26 +28,30 @@ Events are joined to pods by UID (``involvedObject.uid`` / ``regarding.uid``), n
 from __future__ import annotations
 
 import json
-import re
-import time
-from datetime import datetime, timedelta, timezone
-from email.utils import parsedate_to_datetime
+from datetime import datetime, timezone
 
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.client import RESTART, ServerClock, pages
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.predicates import parse_time, pod_condition
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.serving import (
+    DEFAULT_SCHEDULER,
+    LEASE_ANNOTATION,  # noqa: F401 the annotations the deploy role writes, named where the placement is read
+    MIRROR_POD_ANNOTATION,
+    NODE_LEASE_NAMESPACE,
+    PROFILES_ANNOTATION,  # noqa: F401
+    SCHEDULER_LABEL,
+    SYSTEM_NAMESPACE,
+    lock_lease,
+    scheduler_presence,
+    served_names,
+    static_profiles,
+)
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.waiter import poll_until
 from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import api_error_status, describe_api_error
 
 try:
     from kubernetes import client as k8s_client
 except ImportError:  # kubernetes.core's module setup reports the missing library before any call
     k8s_client = None
-
-DEFAULT_SCHEDULER = "default-scheduler"
-SCHEDULER_LABEL = "kubesched.io/scheduler-name"
-# set by the deploy role on the scheduler's Deployment: every profile's schedulerName, comma-separated,
-# and the Lease of its leader election as <namespace>/<name> (absent when leader election is off)
-PROFILES_ANNOTATION = "kubesched.io/scheduler-profiles"
-LEASE_ANNOTATION = "kubesched.io/scheduler-lease"
-NODE_LEASE_NAMESPACE = "kube-node-lease"
-MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
 
 EVIDENCE_EVENT = "event"
 EVIDENCE_POD = "pod"
@@ -70,79 +74,9 @@ MAX_LISTED_GROUPS = 10
 NOT_FOUND = "pod not found"
 
 DEFAULT_PAGE_SIZE = 500
-# Slack given to a Lease when it is judged by this host's clock, which may be behind or ahead of the
-# API server's; none is needed with the server's own time (the Date header of its answers).
-CLOCK_TOLERANCE = timedelta(seconds=5)
-
-
-class _Restart:
-    """What a list yields when it starts over from its first page (see list_items)."""
-
-    def __repr__(self):
-        return "RESTART"
-
-
-RESTART = _Restart()
-
-
-def utc_now():
-    return datetime.now(timezone.utc)
-
-
-# looked up when called, so that tests can replace them with a fake clock
-monotonic = time.monotonic
-sleep = time.sleep
-
-_TIME_RE = re.compile(r"^(?P<base>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(?P<frac>\d+))?(?P<tz>Z|[+-]\d{2}:?\d{2})?$")
 
 
 # --- small helpers ---------------------------------------------------------------------------
-
-
-def parse_time(value):
-    """An RFC 3339 API timestamp (Time or MicroTime) as an aware datetime; None when absent or unreadable."""
-    if not value or not isinstance(value, str):
-        return None
-    match = _TIME_RE.match(value.strip())
-    if not match:
-        return None
-    moment = datetime.strptime(match.group("base"), "%Y-%m-%dT%H:%M:%S")
-    frac = match.group("frac")
-    if frac:
-        moment = moment.replace(microsecond=int(frac[:6].ljust(6, "0")))
-    tz = match.group("tz")
-    if tz in (None, "Z"):
-        return moment.replace(tzinfo=timezone.utc)
-    sign = 1 if tz[0] == "+" else -1
-    digits = tz[1:].replace(":", "")
-    offset = timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
-    return moment.replace(tzinfo=timezone(sign * offset))
-
-
-def parse_http_date(value):
-    """An HTTP Date header (RFC 9110, such as ``Sun, 30 Nov 2025 07:48:00 GMT``) as an aware datetime; None when absent or unreadable."""
-    if not value or not isinstance(value, str):
-        return None
-    try:
-        moment = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
-def duration_text(seconds):
-    """A number of seconds in words: ``95s``, ``12m5s``, ``3h2m``, ``4d7h``."""
-    seconds = max(0, int(seconds))
-    if seconds < 120:
-        return f"{seconds}s"
-    minutes, seconds = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes}m{seconds}s" if seconds else f"{minutes}m"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 48:
-        return f"{hours}h{minutes}m" if minutes else f"{hours}h"
-    days, hours = divmod(hours, 24)
-    return f"{days}d{hours}h" if hours else f"{days}d"
 
 
 def _sort_key(value):
@@ -154,13 +88,6 @@ def join_selectors(selectors):
     """Selector strings (or None) joined with commas, empty parts dropped; None when nothing is left."""
     parts = [part.strip() for part in (selectors or []) if part and part.strip()]
     return ",".join(parts) or None
-
-
-def _condition(pod, condition_type):
-    for condition in (pod.get("status") or {}).get("conditions") or []:
-        if condition.get("type") == condition_type:
-            return condition
-    return None
 
 
 # --- events ----------------------------------------------------------------------------------
@@ -238,7 +165,7 @@ def is_scheduled(pod):
     """True when the pod is bound: spec.nodeName is set or its PodScheduled condition is True."""
     if (pod.get("spec") or {}).get("nodeName"):
         return True
-    condition = _condition(pod, "PodScheduled")
+    condition = pod_condition(pod, "PodScheduled")
     return bool(condition and condition.get("status") == "True")
 
 
@@ -255,7 +182,7 @@ def node_name_preset(pod):
     metadata = pod.get("metadata") or {}
     if MIRROR_POD_ANNOTATION in (metadata.get("annotations") or {}):
         return True
-    condition = _condition(pod, "PodScheduled")
+    condition = pod_condition(pod, "PodScheduled")
     if (not condition or condition.get("status") != "True") and not rejected_by_kubelet(pod):
         return True
     for entry in metadata.get("managedFields") or []:
@@ -286,7 +213,7 @@ def pod_record(pod):
     spec = pod.get("spec") or {}
     status = pod.get("status") or {}
     node = spec.get("nodeName") or None
-    condition = _condition(pod, "PodScheduled")
+    condition = pod_condition(pod, "PodScheduled")
     record = {
         "namespace": metadata.get("namespace"),
         "name": metadata.get("name"),
@@ -380,94 +307,6 @@ def schedulers_to_look_up(records):
 
 
 # --- who serves a schedulerName --------------------------------------------------------------
-
-
-def served_names(deployment):
-    """The schedulerNames a scheduler's Deployment serves: its kubesched.io/scheduler-name label and
-    the profiles listed by its kubesched.io/scheduler-profiles annotation. Empty without the label."""
-    metadata = deployment.get("metadata") or {}
-    label = (metadata.get("labels") or {}).get(SCHEDULER_LABEL)
-    if not label:
-        return []
-    profiles = ((metadata.get("annotations") or {}).get(PROFILES_ANNOTATION) or "").split(",")
-    return [label] + [name for name in dict.fromkeys(part.strip() for part in profiles) if name and name != label]
-
-
-def lock_lease(deployment):
-    """``(namespace, name)`` of the Lease a scheduler's Deployment says it locks, or None."""
-    value = ((deployment.get("metadata") or {}).get("annotations") or {}).get(LEASE_ANNOTATION) or ""
-    namespace, dummy, name = value.strip().partition("/")
-    return (namespace, name) if namespace and name else None
-
-
-def _lease_finding(lease, now, tolerance):
-    """A Lease's finding: live when it has a holder and renewTime + leaseDurationSeconds is not past ``now``."""
-    metadata = lease.get("metadata") or {}
-    spec = lease.get("spec") or {}
-    where = f"Lease {metadata.get('namespace')}/{metadata.get('name')}"
-    holder, renewed = spec.get("holderIdentity"), spec.get("renewTime")
-    renew_time = parse_time(renewed)
-    if not holder:
-        text = f"{where} has no holder" + (f" (last renewed {renewed})" if renewed else "")
-        return {"kind": "Lease", "running": False, "text": text}
-    if renew_time is None:
-        return {"kind": "Lease", "running": False, "text": f"{where} held by {holder} was never renewed"}
-    expiry = renew_time + timedelta(seconds=spec.get("leaseDurationSeconds") or 0)
-    if now - expiry <= tolerance:
-        return {"kind": "Lease", "running": True, "text": f"{where} held by {holder} (renewed {renewed})"}
-    late = duration_text((now - expiry).total_seconds())
-    return {"kind": "Lease", "running": False, "text": f"{where} held by {holder} last renewed {renewed}, expired {late} ago"}
-
-
-def _deployment_finding(deployment, name):
-    """A Deployment's finding: running when at least one replica is ready."""
-    metadata = deployment.get("metadata") or {}
-    label = (metadata.get("labels") or {}).get(SCHEDULER_LABEL)
-    wanted = (deployment.get("spec") or {}).get("replicas", 1)
-    ready = (deployment.get("status") or {}).get("readyReplicas") or 0
-    text = f"Deployment {metadata.get('namespace')}/{metadata.get('name')}"
-    if label != name:
-        text += f" of scheduler {label}"
-    return {"kind": "Deployment", "running": ready >= 1, "text": f"{text} ({ready}/{wanted} ready)"}
-
-
-def scheduler_presence(names, leases=None, deployments=None, now=None):
-    """What was found for each schedulerName: ``{name: [finding, ...]}``, an empty list when nothing.
-
-    A finding is ``{"kind": "Lease" or "Deployment", "running": bool, "text": str}``, Leases first. It
-    is made of a Lease named after the scheduler in any namespace but kube-node-lease (its leader
-    election lock), a Deployment labelled ``kubesched.io/scheduler-name`` with the name or listing it
-    among the profiles of its ``kubesched.io/scheduler-profiles`` annotation, and the lock Lease such
-    a Deployment names in its ``kubesched.io/scheduler-lease`` annotation.
-
-    A Lease runs when it has a holder and ``renewTime + leaseDurationSeconds`` is not past ``now``, the
-    API server's time; when ``now`` is None, this host's UTC clock is used instead, with
-    CLOCK_TOLERANCE of slack. A Deployment runs when ``status.readyReplicas`` is 1 or more.
-    """
-    if now is None:
-        now, tolerance = utc_now(), CLOCK_TOLERANCE
-    else:
-        tolerance = timedelta(0)
-    lease_findings = {name: [] for name in names}
-    deployment_findings = {name: [] for name in names}
-    locks = {name: set() for name in names}
-    for deployment in deployments or []:
-        served = served_names(deployment)
-        lock = lock_lease(deployment)
-        for name in names:
-            if name in served:
-                deployment_findings[name].append(_deployment_finding(deployment, name))
-                if lock:
-                    locks[name].add(lock)
-    for lease in leases or []:
-        metadata = lease.get("metadata") or {}
-        key = (metadata.get("namespace"), metadata.get("name"))
-        if key[0] == NODE_LEASE_NAMESPACE:
-            continue
-        for name in names:
-            if key[1] == name or key in locks[name]:
-                lease_findings[name].append(_lease_finding(lease, now, tolerance))
-    return {name: lease_findings[name] + deployment_findings[name] for name in names}
 
 
 def unserved_message(scheduler_name):
@@ -652,51 +491,17 @@ def unmet_message(unmet, total, timed_out_after=None):
     return head + body
 
 
-def poll_until(poll, check, timeout, interval, clock=None, sleeper=None):
-    """Call ``poll()`` until ``check(result)`` returns nothing or ``timeout`` seconds have passed.
-
-    Sleeps ``interval`` seconds between two polls. Returns ``(result, unmet, attempts, timed_out)``.
-    ``clock`` and ``sleeper`` default to this module's ``monotonic`` and ``sleep``.
-    """
-    clock = clock or monotonic
-    sleeper = sleeper or sleep
-    deadline = clock() + timeout
-    attempts = 0
-    while True:
-        attempts += 1
-        result = poll()
-        unmet = check(result)
-        if not unmet:
-            return result, unmet, attempts, False
-        remaining = deadline - clock()
-        if remaining <= 0:
-            return result, unmet, attempts, True
-        sleeper(min(interval, remaining) if interval > 0 else remaining)
-
-
 # --- API access ------------------------------------------------------------------------------
 
 
-class Cluster:
+class Cluster(ServerClock):
     """What the fetchers list with: the API client, the number of items per page, and the API server's
     clock as the Date header of its latest answer tells it."""
 
     def __init__(self, client, page_size=DEFAULT_PAGE_SIZE):
+        super().__init__()
         self.client = client
         self.page_size = page_size
-        self._date = None  # (the latest Date header, monotonic() when it came)
-
-    def saw_date(self, header):
-        moment = parse_http_date(header)
-        if moment is not None:
-            self._date = (moment, monotonic())
-
-    def server_now(self):
-        """The API server's time now (its latest Date header plus the time since), or None before any Date."""
-        if self._date is None:
-            return None
-        moment, seen_at = self._date
-        return moment + timedelta(seconds=max(0.0, monotonic() - seen_at))
 
 
 def as_cluster(api):
@@ -721,31 +526,9 @@ def _list_page(cluster, method, args, kwargs, token):
 
 
 def list_items(cluster, method, *args, **kwargs):
-    """The items of a list call, read ``cluster.page_size`` at a time with ``limit`` and ``continue``.
-
-    A generator, which asks for the next page only once the items of the current one are consumed.
-    When the API server answers 410 Gone to a continue token (it expired: etcd compacted the revision
-    the list was reading, typically after five minutes), the list starts over from its first page,
-    once: RESTART is yielded first, so that the consumer forgets what it kept. A 410 to a first page,
-    or a second one, is raised.
-    """
-    token = None
-    restarted = False
-    while True:
-        try:
-            payload = _list_page(cluster, method, args, kwargs, token)
-        except Exception as exc:  # the client's ApiException, without importing it here
-            if token is None or restarted or api_error_status(exc) != 410:
-                raise
-            payload = None  # the continue token expired: start over
-        if payload is None:
-            restarted, token = True, None
-            yield RESTART
-            continue
-        yield from payload.get("items") or []
-        token = (payload.get("metadata") or {}).get("continue")
-        if not token:
-            return
+    """The items of a list call of a generated API class, ``cluster.page_size`` at a time (see client.pages:
+    RESTART is yielded when an expired continue token makes the list start over)."""
+    return pages(lambda token: _list_page(cluster, method, args, kwargs, token))
 
 
 def fetch_pods(api, namespace=None, label_selector=None, field_selector=None):
@@ -843,26 +626,10 @@ def look_up_schedulers(api, names, errors):
 
 
 STATIC_SELECTOR = "component=kube-scheduler"
-SYSTEM_NAMESPACE = "kube-system"
-
 
 def fetch_static_schedulers(api, names):
     """The pods of kube-system labelled component=kube-scheduler (kubeadm's static Pod of the cluster's own scheduler), page by page."""
     return fetch_pods(api, SYSTEM_NAMESPACE, STATIC_SELECTOR)
-
-
-def static_profiles(pod):
-    """The schedulerNames a static kube-scheduler serves: those the main_scheduler role noted on it, else its
-    --scheduler-name or the default profile (kubeadm's kube-scheduler, or one whose configuration is on its node)."""
-    metadata = pod.get("metadata") or {}
-    noted = [name.strip() for name in ((metadata.get("annotations") or {}).get(PROFILES_ANNOTATION) or "").split(",") if name.strip()]
-    if noted:
-        return noted
-    for container in (pod.get("spec") or {}).get("containers") or []:
-        for argument in (container.get("command") or []) + (container.get("args") or []):
-            if argument.startswith("--scheduler-name="):
-                return [argument.split("=", 1)[1]]
-    return [DEFAULT_SCHEDULER]
 
 
 def look_up_processes(api, names, errors):

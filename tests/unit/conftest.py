@@ -14,6 +14,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 import pytest
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import k8s_module, placement
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s import client, waiter
 
 FIXTURES = Path(__file__).resolve().parent / "plugins" / "fixtures"
 
@@ -39,10 +40,11 @@ class FakeClock:
 
 @pytest.fixture
 def clock(monkeypatch):
-    """A clock that only moves when slept on, installed as placement's monotonic and sleep."""
+    """A clock that only moves when slept on, installed as the layer's monotonic and sleep (_k8s.waiter, _k8s.client)."""
     fake = FakeClock()
-    monkeypatch.setattr(placement, "monotonic", fake)
-    monkeypatch.setattr(placement, "sleep", fake.sleep)
+    monkeypatch.setattr(waiter, "monotonic", fake)
+    monkeypatch.setattr(waiter, "sleep", fake.sleep)
+    monkeypatch.setattr(client, "monotonic", fake)
     return fake
 
 

@@ -9,6 +9,7 @@ import copy
 import pytest
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import engine
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s import waiter
 from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import MANAGER, content
 
 NAME, NS = "my-scheduler", "kube-system"
@@ -189,7 +190,8 @@ def fast(monkeypatch):
     """A clock that jumps by each sleep, and the patch of system:kube-scheduler stubbed (it has its own tests)."""
     now = [0.0]
     monkeypatch.setattr(engine, "monotonic", lambda: now[0])
-    monkeypatch.setattr(engine, "sleep", lambda seconds: now.__setitem__(0, now[0] + seconds))
+    monkeypatch.setattr(waiter, "monotonic", lambda: now[0])
+    monkeypatch.setattr(waiter, "sleep", lambda seconds: now.__setitem__(0, now[0] + seconds))
     monkeypatch.setattr(engine.clusterrole, "run", lambda connect, p, check_mode=False: {"changed": False, "attempts": 1})
     return now
 

@@ -20,6 +20,7 @@ import yaml
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import inventory, static_pod
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s import client
 from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import Kube, KubeError
 from ansible_collections.kubesched.scheduler.plugins.modules import scheduler_info
 
@@ -130,7 +131,7 @@ def clock(monkeypatch, kind_cluster):
             self.now = moment
 
     fake = Clock()
-    monkeypatch.setattr(inventory, "utc_now", lambda: fake.now)
+    monkeypatch.setattr(client, "utc_now", lambda: fake.now)
     return fake
 
 

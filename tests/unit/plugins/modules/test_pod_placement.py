@@ -16,6 +16,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import placement
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s import client
 from ansible_collections.kubesched.scheduler.plugins.modules import pod_placement
 
 MSG_CPU = (
@@ -258,7 +259,7 @@ def local_clock(monkeypatch):
     """Sets the host's UTC clock, by which Leases are judged when no answer of the API server carried a Date."""
 
     def install(moment):
-        monkeypatch.setattr(placement, "utc_now", lambda: moment)
+        monkeypatch.setattr(client, "utc_now", lambda: moment)
 
     return install
 
