@@ -34,10 +34,8 @@ from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.client im
 from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.predicates import parse_time, pod_condition
 from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.serving import (
     DEFAULT_SCHEDULER,
-    LEASE_ANNOTATION,  # noqa: F401 the annotations the deploy role writes, named where the placement is read
     MIRROR_POD_ANNOTATION,
     NODE_LEASE_NAMESPACE,
-    PROFILES_ANNOTATION,  # noqa: F401
     SCHEDULER_LABEL,
     SYSTEM_NAMESPACE,
     lock_lease,
@@ -626,6 +624,7 @@ def look_up_schedulers(api, names, errors):
 
 
 STATIC_SELECTOR = "component=kube-scheduler"
+
 
 def fetch_static_schedulers(api, names):
     """The pods of kube-system labelled component=kube-scheduler (kubeadm's static Pod of the cluster's own scheduler), page by page."""

@@ -224,7 +224,7 @@ api_requests:
   type: int
 """
 
-from ansible_collections.kubesched.scheduler.plugins.module_utils.engine import run
+from ansible_collections.kubesched.scheduler.plugins.module_utils.runner import run
 from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import execute
 
 OPTIONS = {

@@ -86,7 +86,7 @@ api_requests:
   type: int
 """
 
-from ansible_collections.kubesched.scheduler.plugins.module_utils.engine import run_lock
+from ansible_collections.kubesched.scheduler.plugins.module_utils.runner import run_lock
 from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import execute
 
 OPTIONS = {

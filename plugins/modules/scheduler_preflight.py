@@ -211,7 +211,7 @@ api_requests:
   type: int
 """
 
-from ansible_collections.kubesched.scheduler.plugins.module_utils.engine import run_preflight
+from ansible_collections.kubesched.scheduler.plugins.module_utils.runner import run_preflight
 from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import execute
 
 OPTIONS = {

@@ -9,6 +9,8 @@ import copy
 import pytest
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import engine
+from ansible_collections.kubesched.scheduler.plugins.module_utils import lock as lock_rbac
+from ansible_collections.kubesched.scheduler.plugins.module_utils import trial as config_trial
 from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s import waiter
 from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import MANAGER, content
 
@@ -192,7 +194,7 @@ def fast(monkeypatch):
     monkeypatch.setattr(engine, "monotonic", lambda: now[0])
     monkeypatch.setattr(waiter, "monotonic", lambda: now[0])
     monkeypatch.setattr(waiter, "sleep", lambda seconds: now.__setitem__(0, now[0] + seconds))
-    monkeypatch.setattr(engine.clusterrole, "run", lambda connect, p, check_mode=False: {"changed": False, "attempts": 1})
+    monkeypatch.setattr(lock_rbac.clusterrole, "run", lambda connect, p, check_mode=False: {"changed": False, "attempts": 1})
     return now
 
 
@@ -270,7 +272,7 @@ def test_a_first_install_that_fails_removes_what_it_created(fast, monkeypatch):
     kube = FakeKube()
     kube.put({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": NAME, "namespace": NS, "labels": dict(LABELS)}})
     granted = []
-    monkeypatch.setattr(engine.clusterrole, "run", lambda connect, p, check_mode=False: granted.append(p["state"]) or {"changed": p["state"] == "present"})
+    monkeypatch.setattr(lock_rbac.clusterrole, "run", lambda connect, p, check_mode=False: granted.append(p["state"]) or {"changed": p["state"] == "present"})
     before = {key for key in kube.store if key[0] != "Pod"}
     kube.pod_behaviour = "crash"
     with pytest.raises(engine.EngineError) as failed:
@@ -333,7 +335,7 @@ def test_lease_holder_rule(holder, held):
 
 def test_trial_pod_never_connects_and_mounts_its_own_configmap():
     cm = objects()[1]
-    trial_cm, pod = engine.trial_objects(deployment(), cm)
+    trial_cm, pod = config_trial.trial_objects(deployment(), cm)
     container = pod["spec"]["containers"][0]
     assert "--master=https://127.0.0.1:9" in container["command"]
     assert not {"readinessProbe", "startupProbe", "livenessProbe"} & container.keys()

@@ -15,6 +15,7 @@ from test_engine import NAME
 from test_sharing import SharedKube, preflight_params
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import engine
+from ansible_collections.kubesched.scheduler.plugins.module_utils import preflight as preflight_checks
 
 DISCOVERY = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "metrics" / "monitoring-coreos-com-v1.json").read_text())
 SERVED = [resource["name"] for resource in DISCOVERY["resources"]]
@@ -22,12 +23,12 @@ SERVED = [resource["name"] for resource in DISCOVERY["resources"]]
 
 def preflight(monkeypatch, kube, **kwargs):
     """The preflight on ``kube`` (a SharedKube of test_sharing.py, which serves discovery documents)."""
-    monkeypatch.setattr(engine, "Kube", lambda api: kube)
-    return engine.preflight(lambda: None, preflight_params(**kwargs))
+    monkeypatch.setattr(preflight_checks, "Kube", lambda api: kube)
+    return preflight_checks.preflight(lambda: None, preflight_params(**kwargs))
 
 
 def test_preflight_reads_the_operators_api_with_one_request(monkeypatch):
-    kube = SharedKube(served={engine.MONITORING_API: SERVED})
+    kube = SharedKube(served={preflight_checks.MONITORING_API: SERVED})
     before = kube.requests
     with_metrics = preflight(monkeypatch, kube, metrics=True)
     with_requests = kube.requests - before
@@ -43,7 +44,7 @@ def test_preflight_tells_a_cluster_without_the_operator(monkeypatch):
 
 
 def test_a_group_serving_only_one_of_the_two_kinds_is_not_enough(monkeypatch):
-    assert preflight(monkeypatch, SharedKube(served={engine.MONITORING_API: ["servicemonitors"]}), metrics=True)["monitoring_api"] is False
+    assert preflight(monkeypatch, SharedKube(served={preflight_checks.MONITORING_API: ["servicemonitors"]}), metrics=True)["monitoring_api"] is False
 
 
 def test_preflight_refuses_a_priority_class_the_cluster_lacks(monkeypatch):

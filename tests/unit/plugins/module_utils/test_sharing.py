@@ -19,6 +19,7 @@ from test_engine import fast as fast_clock  # noqa: F401 pylint: disable=unused-
 from test_inputs import SPEC, role_values
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import engine, inputs
+from ansible_collections.kubesched.scheduler.plugins.module_utils import preflight as preflight_checks
 from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import Kube, KubeError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sharing"
@@ -198,25 +199,25 @@ def cluster(monkeypatch):
         holder["kube"] = SharedKube(**kwargs)
         return holder["kube"]
 
-    monkeypatch.setattr(engine, "Kube", lambda api: holder["kube"])
+    monkeypatch.setattr(preflight_checks, "Kube", lambda api: holder["kube"])
     return make
 
 
 def test_preflight_reads_v1_with_one_request(cluster):
     kube = cluster()
     before = kube.requests
-    result = engine.preflight(lambda: None, preflight_params(route=True))
+    result = preflight_checks.preflight(lambda: None, preflight_params(route=True))
     assert result["admission_policy_api"] == V1
     assert "msg" not in result
     kube.requests = before
-    engine.admission_policy_api(kube)
+    preflight_checks.admission_policy_api(kube)
     assert kube.requests == before + 1
 
 
 def test_preflight_refuses_routing_where_nothing_serves_it(cluster):
     cluster(served={V1: SERVED_135_V1})
     with pytest.raises(engine.EngineError) as refused:
-        engine.preflight(lambda: None, preflight_params(route=True))
+        preflight_checks.preflight(lambda: None, preflight_params(route=True))
     msg = refused.value.msg
     assert msg.startswith("kube_scheduler_route_namespace_selector needs MutatingAdmissionPolicy, and this cluster (v1.37.2) does not serve it")
     assert "Kubernetes 1.36 or newer serves it (admissionregistration.k8s.io/v1, on by default)" in msg
@@ -225,7 +226,7 @@ def test_preflight_refuses_routing_where_nothing_serves_it(cluster):
 
 def test_preflight_without_routing_needs_none(cluster):
     cluster(served={V1: SERVED_135_V1})
-    assert engine.preflight(lambda: None, preflight_params())["admission_policy_api"] == ""
+    assert preflight_checks.preflight(lambda: None, preflight_params())["admission_policy_api"] == ""
 
 
 @pytest.mark.parametrize(
@@ -235,13 +236,13 @@ def test_preflight_without_routing_needs_none(cluster):
 def test_preflight_on_a_beta_cluster_reads_the_feature_gate(cluster, metrics, outcome):
     cluster(served={V1: SERVED_135_V1, V1BETA1: SERVED_135_V1BETA1}, metrics=metrics)
     if outcome == V1BETA1:
-        assert engine.preflight(lambda: None, preflight_params(route=True))["admission_policy_api"] == V1BETA1
+        assert preflight_checks.preflight(lambda: None, preflight_params(route=True))["admission_policy_api"] == V1BETA1
     elif outcome == "warning":
-        result = engine.preflight(lambda: None, preflight_params(route=True))
+        result = preflight_checks.preflight(lambda: None, preflight_params(route=True))
         assert result["warnings"][0].startswith("Could not tell whether the API server runs with the feature gate MutatingAdmissionPolicy")
     else:
         with pytest.raises(engine.EngineError) as refused:
-            engine.preflight(lambda: None, preflight_params(route=True))
+            preflight_checks.preflight(lambda: None, preflight_params(route=True))
         assert f"serves {V1BETA1} MutatingAdmissionPolicy objects but {outcome}" in refused.value.msg
 
 
@@ -273,7 +274,7 @@ def test_preflight_refuses_a_name_that_a_profile_of_the_main_scheduler_serves(cl
     kube = cluster()
     kube.put(main_scheduler_pod(profiles=["default-scheduler", NAME]))
     with pytest.raises(engine.EngineError) as refused:
-        engine.preflight(lambda: None, preflight_params())
+        preflight_checks.preflight(lambda: None, preflight_params())
     msg = refused.value.msg
     assert msg.startswith(f"kube_scheduler_name '{NAME}' is already served by the cluster's own kube-scheduler (kube-system/kube-scheduler-cp-1")
     assert "Choose another kube_scheduler_name" in msg and "kube_scheduler_main_profiles_extra" in msg
@@ -293,19 +294,19 @@ def test_preflight_refuses_a_name_that_a_profile_of_the_main_scheduler_serves(cl
 def test_preflight_lets_a_name_the_main_scheduler_does_not_serve_pass(cluster, pod):
     kube = cluster()
     kube.put(pod)
-    result = engine.preflight(lambda: None, preflight_params())
+    result = preflight_checks.preflight(lambda: None, preflight_params())
     assert "msg" not in result and result["namespace_exists"] is True
 
 
 def test_the_gate_of_the_real_cluster_is_read():
     kube = SharedKube(metrics=GATE_137)
-    assert engine.feature_enabled(kube, "MutatingAdmissionPolicy") is True
-    assert engine.feature_enabled(kube, "NoSuchGate") is None
+    assert preflight_checks.feature_enabled(kube, "MutatingAdmissionPolicy") is True
+    assert preflight_checks.feature_enabled(kube, "NoSuchGate") is None
 
 
 def test_a_removal_reads_what_to_delete(cluster):
     cluster()
-    result = engine.preflight(lambda: None, preflight_params(state="absent"))
+    result = preflight_checks.preflight(lambda: None, preflight_params(state="absent"))
     assert result["admission_policy_api"] == V1 and "warnings" not in result
 
 
@@ -335,30 +336,30 @@ def untainted(nodes):
 
 def test_a_tainted_pool_gives_no_warning():
     assert [node["metadata"]["name"] for node in pool_nodes(POOL["labels"])] == ["kubesched-worker2"]
-    assert engine.pool_warnings(NAME, POOL, pool_nodes(POOL["labels"])) == []
+    assert preflight_checks.pool_warnings(NAME, POOL, pool_nodes(POOL["labels"])) == []
 
 
 def test_no_pool_warns_naming_both_schedulers():
-    (warning,) = engine.pool_warnings(NAME, {}, [])
+    (warning,) = preflight_checks.pool_warnings(NAME, {}, [])
     assert warning.startswith(f"kube_scheduler_node_pool is not set: {NAME} and default-scheduler can place pods onto the same nodes.")
     assert "the node's kubelet then rejects one of the pods (OutOfcpu, OutOfmemory; kubernetes#60469)" in warning
 
 
 @pytest.mark.parametrize("taint", [None, {"key": "kubesched.io/pool", "value": "batch", "effect": "PreferNoSchedule"}])
 def test_a_pool_without_a_taint_that_keeps_pods_off_warns(taint):
-    (warning,) = engine.pool_warnings(NAME, {"labels": POOL["labels"], "taint": taint}, pool_nodes(POOL["labels"]))
+    (warning,) = preflight_checks.pool_warnings(NAME, {"labels": POOL["labels"], "taint": taint}, pool_nodes(POOL["labels"]))
     assert warning.startswith("kube_scheduler_node_pool has no taint that keeps other pods off")
     assert f"default-scheduler can place pods onto the pool's nodes (kubesched-worker2) too, where {NAME} places its pods" in warning
 
 
 def test_nodes_of_the_pool_without_its_taint_are_named_with_the_command():
-    (warning,) = engine.pool_warnings(NAME, POOL, untainted(pool_nodes(POOL["labels"])))
+    (warning,) = preflight_checks.pool_warnings(NAME, POOL, untainted(pool_nodes(POOL["labels"])))
     assert warning.startswith("Node(s) kubesched-worker2 carry the labels of kube_scheduler_node_pool (kubesched.io/pool=batch) but not its taint")
     assert warning.endswith("kubectl taint nodes kubesched-worker2 kubesched.io/pool=batch:NoSchedule")
 
 
 def test_a_pool_no_node_carries_warns():
-    (warning,) = engine.pool_warnings(NAME, {"labels": {"pool": "gpu"}, "taint": {"key": "pool"}}, pool_nodes({"pool": "gpu"}))
+    (warning,) = preflight_checks.pool_warnings(NAME, {"labels": {"pool": "gpu"}, "taint": {"key": "pool"}}, pool_nodes({"pool": "gpu"}))
     assert warning == (
         "No node carries the labels of kube_scheduler_node_pool (pool=gpu): the pods of my-scheduler stay Pending until one does "
         "(kubectl label nodes <node> pool=gpu)."
@@ -369,7 +370,7 @@ def test_the_preflight_lists_the_pools_nodes_by_label(cluster):
     kube = cluster()
     for node in NODES:
         kube.put(node)
-    result = engine.preflight(lambda: None, preflight_params(node_pool=POOL))
+    result = preflight_checks.preflight(lambda: None, preflight_params(node_pool=POOL))
     assert result["node_pool_nodes"] == ["kubesched-worker2"] and result["warnings"] == []
 
 
@@ -416,8 +417,8 @@ class Forbidden(SharedKube):
 
 def test_a_user_who_may_not_list_nodes_gets_a_warning(monkeypatch):
     kube = Forbidden()
-    monkeypatch.setattr(engine, "Kube", lambda api: kube)
-    result = engine.preflight(lambda: None, preflight_params(node_pool=POOL))
+    monkeypatch.setattr(preflight_checks, "Kube", lambda api: kube)
+    result = preflight_checks.preflight(lambda: None, preflight_params(node_pool=POOL))
     assert result["node_pool_nodes"] == []
     assert result["warnings"] == [
         "Could not list the nodes of kube_scheduler_node_pool ((403) Forbidden: nodes is forbidden): their labels and taint were not checked."

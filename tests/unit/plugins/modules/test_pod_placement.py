@@ -16,7 +16,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import placement
-from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s import client
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s import client, serving
 from ansible_collections.kubesched.scheduler.plugins.modules import pod_placement
 
 MSG_CPU = (
@@ -276,9 +276,9 @@ def scheduler_deployment(items, ready=1, profiles=None, lease=None):
         del deployment["status"]["readyReplicas"]  # as the API server leaves it out at 0
     annotations = deployment["metadata"]["annotations"]
     if profiles:
-        annotations[placement.PROFILES_ANNOTATION] = ",".join(profiles)
+        annotations[serving.PROFILES_ANNOTATION] = ",".join(profiles)
     if lease:
-        annotations[placement.LEASE_ANNOTATION] = lease
+        annotations[serving.LEASE_ANNOTATION] = lease
     return deployment
 
 
@@ -488,12 +488,12 @@ def test_served_names_and_lock_lease():
     deployment = {
         "metadata": {
             "labels": {placement.SCHEDULER_LABEL: "a"},
-            "annotations": {placement.PROFILES_ANNOTATION: " a, b ,,c,b", placement.LEASE_ANNOTATION: "kube-system/a"},
+            "annotations": {serving.PROFILES_ANNOTATION: " a, b ,,c,b", serving.LEASE_ANNOTATION: "kube-system/a"},
         }
     }
     assert placement.served_names(deployment) == ["a", "b", "c"]
     assert placement.lock_lease(deployment) == ("kube-system", "a")
-    deployment["metadata"]["annotations"][placement.LEASE_ANNOTATION] = "a"
+    deployment["metadata"]["annotations"][serving.LEASE_ANNOTATION] = "a"
     assert placement.lock_lease(deployment) is None
     del deployment["metadata"]["labels"][placement.SCHEDULER_LABEL]
     assert placement.served_names(deployment) == []
