@@ -404,7 +404,8 @@ attempts:
 """
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import execute
-from ansible_collections.kubesched.scheduler.plugins.module_utils.placement import DEFAULT_PAGE_SIZE, STATES, run
+from ansible_collections.kubesched.scheduler.plugins.module_utils.placement import DEFAULT_PAGE_SIZE, STATES
+from ansible_collections.kubesched.scheduler.plugins.module_utils.placement_gather import run
 
 OPTIONS = {
     "namespace": {"type": "str"},

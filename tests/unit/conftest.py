@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 import pytest
 
-from ansible_collections.kubesched.scheduler.plugins.module_utils import k8s_module, placement
+from ansible_collections.kubesched.scheduler.plugins.module_utils import k8s_module, placement_gather
 from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s import client, waiter
 
 FIXTURES = Path(__file__).resolve().parent / "plugins" / "fixtures"
@@ -49,7 +49,7 @@ def clock(monkeypatch):
 
 
 class Placements:
-    """Recorded lists served in place of placement.fetch_*; every call is recorded.
+    """Recorded lists served in place of placement_gather.fetch_*; every call is recorded.
 
     ``pods`` is one list, or several: one per poll, the last one repeated.
     """
@@ -86,7 +86,7 @@ def placements(monkeypatch):
     def install(*args, **kwargs):
         fake = Placements(*args, **kwargs)
         for name in ("fetch_pods", "fetch_events", "fetch_leases", "fetch_deployments"):
-            monkeypatch.setattr(placement, name, getattr(fake, name))
+            monkeypatch.setattr(placement_gather, name, getattr(fake, name))
         return fake
 
     return install
