@@ -3,7 +3,8 @@
 """Every scheduler of a cluster, what it runs and what it serves: the ``scheduler_info`` module.
 
 The functions work on API objects as plain dicts, shaped like the JSON the API server returns, so they
-can be tested without a cluster; ``gather`` is the only one that talks to the API, through ``Kube``.
+can be tested without a cluster; ``gather`` (inventory_gather.py) is the only one that talks to the API,
+through ``Kube``; what one scheduler's objects say is inventory_config.py.
 It reads a fixed number of lists, whatever the number of pods, each in pages of ``page_size`` items
 (``limit`` and ``continue``), and reduces each page before it asks for the next:
 
@@ -33,48 +34,38 @@ Schedulers are of three kinds:
 
 from __future__ import annotations
 
-import posixpath
-import re
-from datetime import timedelta
-
-from ansible.module_utils.common.yaml import HAS_YAML, yaml_load
-
 from ansible_collections.kubesched.scheduler.plugins.module_utils import placement
-from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.client import RESTART, collect, lease_clock
 from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.predicates import (
-    KUBE_SCHEDULER,
     command_line,
     holder_pod,
-    lease_finding,
     parse_flags,
     pod_ready,
     runs_scheduler,
     scheduler_container,
-    split_image,
 )
 from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.serving import (
     DEFAULT_SCHEDULER,
-    MIRROR_POD_ANNOTATION,
     NODE_LEASE_NAMESPACE,
-    PROFILES_ANNOTATION,
-    SCHEDULER_LABEL,
-    SYSTEM_NAMESPACE,
-    is_static_scheduler,
     lock_lease,
     served_names,
 )
-from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import Kube, KubeError, api_reason
+from ansible_collections.kubesched.scheduler.plugins.module_utils.inventory_config import (
+    DEFAULT_LOCK,
+    STATIC_PROFILES_ANNOTATION,
+    container_status,
+    image_version,
+    key_of,
+    lease_state,
+    metadata_of,
+    pod_owner,
+    pod_running,
+    read_configuration,
+)
 
 DEFAULT_PAGE_SIZE = placement.DEFAULT_PAGE_SIZE
-# What kubesched.scheduler.main_scheduler writes on the static pod (module_utils/static_pod.py PROFILES_ANNOTATION).
-STATIC_PROFILES_ANNOTATION = PROFILES_ANNOTATION
 # the identity Leases of the API servers (kube-system/apiserver-<hash>), held by no pod
 APISERVER_IDENTITY_LABEL = "apiserver.kubernetes.io/identity"
-# kube-scheduler's own defaults for its leader election
-DEFAULT_LOCK = (SYSTEM_NAMESPACE, KUBE_SCHEDULER)
 MAX_LISTED_PODS = placement.MAX_LISTED_PODS
-
-IMAGE_ID = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 KIND_STATIC = "static_pod"
 KIND_DEPLOYMENT = "deployment"
@@ -84,286 +75,6 @@ KIND_ORDER = {KIND_STATIC: 0, KIND_DEPLOYMENT: 1, KIND_LEASE_HOLDER: 2}
 
 NO_SCHEDULER = placement.REASON_NO_SCHEDULER
 NOT_RUNNING = placement.REASON_NOT_RUNNING
-
-
-# --- images, flags, configuration ------------------------------------------------------------
-
-
-def image_version(*images):
-    """The tag of the first of ``images`` that has one (the spec's image, then what the runtime reports).
-
-    An image ID (``sha256:<hex>``, which containerd reports as the image of a container started by digest)
-    has no tag.
-    """
-    for image in images:
-        if not image or IMAGE_ID.match(image):
-            continue
-        tag = split_image(image)[1]
-        if tag:
-            return tag
-    return None
-
-
-def config_volume(pod_spec, container, path):
-    """Where the file ``path`` of the container comes from.
-
-    ``{"configmap": name, "key": key}`` when it is a key of a ConfigMap volume (with or without
-    ``items``, or mounted with ``subPath``); ``{"node": path}`` when it is in a hostPath volume (the path on
-    the node); ``{"volume": name}`` for another kind of volume; ``{"image": path}`` when no volume
-    covers it (the file is the image's).
-    """
-    best = None
-    for mount in (container or {}).get("volumeMounts") or []:
-        mount_path = (mount.get("mountPath") or "").rstrip("/") or "/"
-        if mount.get("subPath"):
-            if path == mount_path:
-                best = (len(mount_path) + 1, mount, mount["subPath"])
-            continue
-        if path == mount_path:  # a file mounted at its own path (a hostPath of type File)
-            best = (len(mount_path), mount, "")
-        elif path.startswith(mount_path.rstrip("/") + "/") and (best is None or len(mount_path) > best[0]):
-            best = (len(mount_path), mount, path[len(mount_path.rstrip("/")) + 1 :])
-    if best is None:
-        return {"image": path}
-    dummy, mount, relative = best
-    volume = next((v for v in (pod_spec or {}).get("volumes") or [] if v.get("name") == mount.get("name")), None) or {}
-    if volume.get("configMap"):
-        items = volume["configMap"].get("items")
-        # without items every key is a file of the volume; with items only those listed, at their paths
-        key = relative if "/" not in relative else None
-        if items:
-            key = next((item.get("key") for item in items if item.get("path") == relative), None)
-        return {"configmap": volume["configMap"].get("name"), "key": key}
-    if volume.get("hostPath"):
-        host_path = volume["hostPath"].get("path") or ""
-        return {"node": posixpath.join(host_path, relative) if relative else host_path}
-    return {"volume": mount.get("name")}
-
-
-def config_profiles(config):
-    """The schedulerNames of a KubeSchedulerConfiguration's profiles (the first defaults to default-scheduler)."""
-    profiles = (config or {}).get("profiles")
-    if not profiles:
-        return [DEFAULT_SCHEDULER]
-    names = []
-    for index, profile in enumerate(profiles):
-        name = (profile or {}).get("schedulerName") or (DEFAULT_SCHEDULER if index == 0 else None)
-        if name and name not in names:
-            names.append(name)
-    return names
-
-
-def _false(value):
-    return str(value).strip().lower() in ("false", "0", "no")
-
-
-def config_lock(config):
-    """``(namespace, name)`` of the Lease a KubeSchedulerConfiguration elects its leader with, None when it does not."""
-    election = (config or {}).get("leaderElection") or {}
-    if election.get("leaderElect") is False:
-        return None
-    return (election.get("resourceNamespace") or DEFAULT_LOCK[0], election.get("resourceName") or DEFAULT_LOCK[1])
-
-
-def flags_lock(flags):
-    """``(namespace, name)`` of the Lease kube-scheduler locks by its flags (no ``--config``), None with ``--leader-elect=false``."""
-    if _false(flags.get("leader-elect", "true")):
-        return None
-    return (flags.get("leader-elect-resource-namespace") or DEFAULT_LOCK[0], flags.get("leader-elect-resource-name") or DEFAULT_LOCK[1])
-
-
-def read_configuration(pod_spec, container, namespace, flags, get_configmap):
-    """What a scheduler's configuration tells: ``{"config", "profiles", "profiles_source", "lock"}``.
-
-    ``profiles`` is None when the configuration cannot be read through the API; ``lock`` is then taken
-    from the flags (kube-scheduler's defaults unless ``--leader-elect=false``) and ``lock_known`` is False.
-    ``get_configmap(namespace, name)`` returns the ConfigMap, or raises KubeError.
-    """
-    path = flags.get("config")
-    if not path:
-        profile = flags.get("scheduler-name") or DEFAULT_SCHEDULER
-        source = "no --config: the built-in default profile"
-        return {"config": None, "profiles": [profile], "profiles_source": source, "lock": flags_lock(flags), "lock_known": True}
-    unread = {"config": path, "profiles": None, "lock": flags_lock(flags), "lock_known": False}
-    where = config_volume(pod_spec, container, path)
-    if "node" in where:
-        return dict(unread, profiles_source=f"not readable through the API (on the node: {where['node']})")
-    if "image" in where:
-        return dict(unread, profiles_source=f"not readable through the API (in the container's image: {path})")
-    if "volume" in where:
-        return dict(unread, profiles_source=f"not readable through the API (in the volume {where['volume']}: {path})")
-    name, key = where["configmap"], where["key"]
-    source = f"ConfigMap {namespace}/{name}"
-    if not key:
-        return dict(unread, profiles_source=f"{source} has no key for {path}")
-    try:
-        configmap = get_configmap(namespace, name)
-    except KubeError as exc:
-        return dict(unread, profiles_source=f"{source} not readable: {api_reason(exc)[:200]}")
-    if configmap is None:
-        return dict(unread, profiles_source=f"{source} does not exist")
-    text = (configmap.get("data") or {}).get(key)
-    if text is None:
-        return dict(unread, profiles_source=f"{source} has no key {key}")
-    if not HAS_YAML:
-        return dict(unread, profiles_source=f"{source} key {key} not read: PyYAML is missing")
-    try:
-        config = yaml_load(text)
-    except Exception as exc:  # yaml.YAMLError, without importing yaml here
-        return dict(unread, profiles_source=f"{source} key {key} is not valid YAML: {str(exc).splitlines()[0][:200]}")
-    if not isinstance(config, dict):
-        return dict(unread, profiles_source=f"{source} key {key} is not a KubeSchedulerConfiguration")
-    return {"config": path, "profiles": config_profiles(config), "profiles_source": f"{source}, key {key}", "lock": config_lock(config), "lock_known": True}
-
-
-# --- pods, Leases ----------------------------------------------------------------------------
-
-
-def _metadata(obj):
-    return obj.get("metadata") or {}
-
-
-def key_of(obj):
-    metadata = _metadata(obj)
-    return metadata.get("namespace"), metadata.get("name")
-
-
-def pod_running(pod):
-    return (pod.get("status") or {}).get("phase") == "Running" and not _metadata(pod).get("deletionTimestamp")
-
-
-def pod_pending(pod):
-    """Not bound to a node yet (and not finished)."""
-    return not (pod.get("spec") or {}).get("nodeName") and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
-
-
-def pod_scheduler_name(pod):
-    return (pod.get("spec") or {}).get("schedulerName") or DEFAULT_SCHEDULER
-
-
-def container_status(pod, name):
-    for status in (pod.get("status") or {}).get("containerStatuses") or []:
-        if status.get("name") == name:
-            return status
-    return {}
-
-
-def lease_state(lease, now, tolerance):
-    """The Lease as reported: holder, times, and whether it is live (``predicates.lease_finding``)."""
-    spec = lease.get("spec") or {}
-    finding = lease_finding(lease, now, tolerance)
-    namespace, name = key_of(lease)
-    return {
-        "namespace": namespace,
-        "name": name,
-        "holder": spec.get("holderIdentity") or None,
-        "holder_pod": None,
-        "renew_time": spec.get("renewTime"),
-        "acquire_time": spec.get("acquireTime"),
-        "lease_duration_seconds": spec.get("leaseDurationSeconds"),
-        "lease_transitions": spec.get("leaseTransitions"),
-        "live": finding["running"],
-        "text": finding["text"],
-        "scheduler": None,
-        "owner": None,
-    }
-
-
-def owner_reference(obj):
-    """The controller's ownerReference of an object (or its first one), or None."""
-    references = _metadata(obj).get("ownerReferences") or []
-    return next((ref for ref in references if ref.get("controller")), references[0] if references else None)
-
-
-def pod_owner(pod, get_replicaset=None):
-    """``{"kind", "namespace", "name"}`` of the workload a pod belongs to.
-
-    A ReplicaSet's pod belongs to the ReplicaSet's Deployment (from its ownerReferences, read with
-    ``get_replicaset(namespace, name)``; when it cannot be read, the ReplicaSet's name without the
-    pod's ``pod-template-hash``). A mirror pod is a ``StaticPod`` (of the node that runs it); a pod of no
-    controller a ``Pod``.
-    """
-    metadata = _metadata(pod)
-    namespace, name = metadata.get("namespace"), metadata.get("name")
-    if MIRROR_POD_ANNOTATION in (metadata.get("annotations") or {}):
-        return {"kind": "StaticPod", "namespace": namespace, "name": name, "node": (pod.get("spec") or {}).get("nodeName")}
-    reference = owner_reference(pod)
-    if not reference:
-        return {"kind": "Pod", "namespace": namespace, "name": name}
-    if reference.get("kind") == "ReplicaSet":
-        replicaset = None
-        if get_replicaset:
-            try:
-                replicaset = get_replicaset(namespace, reference["name"])
-            except KubeError:
-                replicaset = None
-        parent = owner_reference(replicaset) if replicaset else None
-        if parent:
-            return {"kind": parent.get("kind"), "namespace": namespace, "name": parent.get("name")}
-        template_hash = (metadata.get("labels") or {}).get("pod-template-hash")
-        if replicaset is None and template_hash and reference["name"].endswith("-" + template_hash):
-            return {"kind": "Deployment", "namespace": namespace, "name": reference["name"][: -len(template_hash) - 1]}
-    return {"kind": reference.get("kind"), "namespace": namespace, "name": reference.get("name")}
-
-
-# --- the paged lists -------------------------------------------------------------------------
-
-
-class PodScan:
-    """What is kept of the pods, page by page: the schedulerName counts (of the counted pods), the mirror
-    pods of kube-scheduler, and the pods whose names are in ``wanted`` (Lease holders)."""
-
-    def __init__(self, wanted):
-        self.wanted = set(wanted)
-        self.reset()
-
-    def reset(self):
-        self.names = {}
-        self.static = {}
-        self.by_name = {}
-
-    def restart(self, counted):
-        """Forget what a restarted list kept: the counts when it was the counted list."""
-        if counted:
-            self.names = {}
-
-    def add(self, pod, counted=True):
-        metadata = _metadata(pod)
-        if counted:
-            name = pod_scheduler_name(pod)
-            entry = self.names.setdefault(name, {"pods": 0, "pending": 0, "pending_pods": []})
-            entry["pods"] += 1
-            if pod_pending(pod):
-                entry["pending"] += 1
-                if len(entry["pending_pods"]) < MAX_LISTED_PODS:
-                    entry["pending_pods"].append(f"{metadata.get('namespace')}/{metadata.get('name')}")
-        if is_static_scheduler(pod):
-            self.static[key_of(pod)] = pod
-        if metadata.get("name") in self.wanted:
-            self.by_name.setdefault(metadata["name"], {})[metadata.get("namespace")] = pod
-
-    def scan(self, items, counted=True):
-        for pod in items:
-            if pod is RESTART:
-                self.restart(counted)
-            else:
-                self.add(pod, counted)
-
-
-def _lookup_error(errors, what, exc):
-    if isinstance(exc, KubeError) and exc.status in (401, 403, 404):
-        errors.append(f"cannot list {what}: {api_reason(exc)[:300]}")
-        return True
-    return False
-
-
-def _safe_list(errors, what, items):
-    try:
-        return collect(items)
-    except KubeError as exc:
-        if _lookup_error(errors, what, exc):
-            return []
-        raise
 
 
 # --- the schedulers --------------------------------------------------------------------------
@@ -398,7 +109,7 @@ def _workload(kind, namespace, name, container, configuration, flags, image):
 
 def static_scheduler(pod, get_configmap):
     """A ``static_pod`` scheduler from the mirror pod of kube-scheduler, with the Lease it locks as ``_lock``."""
-    metadata = _metadata(pod)
+    metadata = metadata_of(pod)
     spec = pod.get("spec") or {}
     container = scheduler_container(spec) or {}
     flags = parse_flags(command_line(container))
@@ -426,7 +137,7 @@ def static_scheduler(pod, get_configmap):
 
 def deployment_scheduler(deployment, get_configmap):
     """A ``deployment`` scheduler from a Deployment of this collection, with the Lease it locks as ``_lock``."""
-    metadata = _metadata(deployment)
+    metadata = metadata_of(deployment)
     template = ((deployment.get("spec") or {}).get("template") or {}).get("spec") or {}
     container = scheduler_container(template) or {}
     flags = parse_flags(command_line(container))
@@ -447,7 +158,7 @@ def deployment_scheduler(deployment, get_configmap):
 
 def holder_scheduler(lease, pod, owner, get_configmap):
     """A ``lease_holder`` scheduler: the workload of the running pod that holds a scheduler's Lease."""
-    metadata = _metadata(pod)
+    metadata = metadata_of(pod)
     spec = pod.get("spec") or {}
     container = scheduler_container(spec) or {}
     flags = parse_flags(command_line(container))
@@ -699,80 +410,3 @@ def default_scheduler(schedulers, lease):
         "holder": chosen["lease"].get("holder") if chosen["lease"] else None,
         "note": None,
     }
-
-
-# --- the module ------------------------------------------------------------------------------
-
-
-def gather(kube, namespace=None, page_size=DEFAULT_PAGE_SIZE, now=None, tolerance=None):
-    """Read the cluster (see the module's docstring for the lists) and return the module's answer.
-
-    ``now`` is the time the Leases are judged by: by default the API server's, from the Date header of its answers
-    (this host's clock, with CLOCK_TOLERANCE of slack, when no answer had one; see client.lease_clock).
-    """
-    errors = []
-    leases = _safe_list(errors, "Leases", kube.list_pages("Lease", page_size=page_size, field_selector=f"metadata.namespace!={NODE_LEASE_NAMESPACE}"))
-    deployments = _safe_list(errors, "Deployments", kube.list_pages("Deployment", page_size=page_size, label_selector=SCHEDULER_LABEL))
-    holders = {}
-    for lease in leases:
-        if key_of(lease)[0] == NODE_LEASE_NAMESPACE or APISERVER_IDENTITY_LABEL in (_metadata(lease).get("labels") or {}):
-            continue
-        holder = holder_pod((lease.get("spec") or {}).get("holderIdentity"))
-        if holder:
-            holders[holder] = key_of(lease)[0]
-    scan = PodScan(holders)
-    try:
-        scan.scan(kube.list_pages("Pod", namespace, page_size=page_size))
-        if namespace and namespace != SYSTEM_NAMESPACE:
-            scan.scan(kube.list_pages("Pod", SYSTEM_NAMESPACE, page_size=page_size), counted=False)
-            nodes = {(pod.get("spec") or {}).get("nodeName") for pod in scan.static.values()}
-            for holder in sorted(set(holders) - set(scan.by_name) - nodes):
-                scan.scan(kube.list_pages("Pod", page_size=page_size, field_selector=f"metadata.name={holder}"), counted=False)
-    except KubeError as exc:
-        if not _lookup_error(errors, f"pods{f' in namespace {namespace}' if namespace else ''}", exc):
-            raise
-    cache = {}
-
-    def cached_get(kind):
-        """A reader of one kind that asks the API server once per object and repeats its error."""
-
-        def get(ns, name):
-            if (kind, ns, name) not in cache:
-                try:
-                    cache[(kind, ns, name)] = (kube.get(kind, name, ns), None)
-                except KubeError as exc:
-                    cache[(kind, ns, name)] = (None, exc)
-            found, error = cache[(kind, ns, name)]
-            if error is not None:
-                raise error
-            return found
-
-        return get
-
-    get_configmap, get_replicaset = cached_get("ConfigMap"), cached_get("ReplicaSet")
-
-    if now is None:
-        now, tolerance = lease_clock(kube.clock.server_now())
-    tolerance = timedelta(0) if tolerance is None else tolerance
-    return assemble(leases, deployments, scan, now, tolerance, get_configmap, get_replicaset, errors)
-
-
-def check_params(params):
-    """Why these module parameters cannot be run, or None."""
-    if params.get("page_size") is not None and params["page_size"] < 1:
-        return f"page_size must be 1 or more, got {params['page_size']}"
-    return None
-
-
-def run(connect, params, check_mode=False, diff=False):
-    """The ``scheduler_info`` module: read-only, so check and diff mode change nothing."""
-    problem = check_params(params)
-    if problem:
-        return {"changed": False, "msg": problem}
-    kube = Kube(connect())
-    result = gather(kube, params.get("namespace"), params.get("page_size") or DEFAULT_PAGE_SIZE)
-    result["changed"] = False
-    result["api_requests"] = kube.requests
-    if result["errors"]:
-        result["warnings"] = list(result["errors"])
-    return result

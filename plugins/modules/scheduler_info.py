@@ -416,7 +416,7 @@ api_requests:
   sample: 3
 """
 
-from ansible_collections.kubesched.scheduler.plugins.module_utils.inventory import DEFAULT_PAGE_SIZE, run
+from ansible_collections.kubesched.scheduler.plugins.module_utils.inventory_gather import DEFAULT_PAGE_SIZE, run
 from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import execute
 
 OPTIONS = {
