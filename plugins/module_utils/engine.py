@@ -74,8 +74,6 @@ def template_label(deployment):
     return ((((deployment or {}).get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels", {}).get(TEMPLATE_LABEL)
 
 
-
-
 def not_ours(objects, found):
     """The objects of the scheduler's names that exist and that the collection did not make."""
     return [ref(obj) for obj, current in zip(objects, found, strict=True) if current is not None and not managed_by_us(current)]

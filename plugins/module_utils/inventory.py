@@ -107,26 +107,37 @@ def _workload(kind, namespace, name, container, configuration, flags, image):
     }
 
 
+def _scheduler_of(pod_spec, namespace, get_configmap):
+    """``(container, flags, configuration)`` of the container of a pod spec that runs the scheduler."""
+    container = scheduler_container(pod_spec) or {}
+    flags = parse_flags(command_line(container))
+    return container, flags, read_configuration(pod_spec, container, namespace, flags, get_configmap)
+
+
+def _pod_fields(pod, container):
+    """What a scheduler's running pod tells of it: its node, image ID and version, readiness and restarts."""
+    status = container_status(pod, container.get("name"))
+    return {
+        "node": (pod.get("spec") or {}).get("nodeName"),
+        "image_id": status.get("imageID"),
+        "version": image_version(container.get("image"), status.get("image"), status.get("imageID")),
+        "ready": pod_ready(pod),
+        "restarts": status.get("restartCount", 0),
+    }
+
+
 def static_scheduler(pod, get_configmap):
     """A ``static_pod`` scheduler from the mirror pod of kube-scheduler, with the Lease it locks as ``_lock``."""
     metadata = metadata_of(pod)
-    spec = pod.get("spec") or {}
-    container = scheduler_container(spec) or {}
-    flags = parse_flags(command_line(container))
-    configuration = read_configuration(spec, container, metadata.get("namespace"), flags, get_configmap)
+    container, flags, configuration = _scheduler_of(pod.get("spec") or {}, metadata.get("namespace"), get_configmap)
     annotated = [name.strip() for name in ((metadata.get("annotations") or {}).get(STATIC_PROFILES_ANNOTATION) or "").split(",") if name.strip()]
     if configuration["profiles"] is None and annotated:
         # The file is on the node: the main_scheduler role wrote its profiles beside its sha256 on the pod.
         source = f"annotation {STATIC_PROFILES_ANNOTATION} (the file is on the node: {configuration['config']})"
         configuration = dict(configuration, profiles=annotated, profiles_source=source)
-    status = container_status(pod, container.get("name"))
     entry = _workload(KIND_STATIC, metadata.get("namespace"), metadata.get("name"), container, configuration, flags, container.get("image"))
     entry.update(
-        node=spec.get("nodeName"),
-        image_id=status.get("imageID"),
-        version=image_version(container.get("image"), status.get("image"), status.get("imageID")),
-        ready=pod_ready(pod),
-        restarts=status.get("restartCount", 0),
+        _pod_fields(pod, container),
         phase=(pod.get("status") or {}).get("phase"),
         # a kube-scheduler whose profiles cannot be read is taken to serve the default profile, as kubeadm's does
         serves=list(configuration["profiles"] or [DEFAULT_SCHEDULER]),
@@ -139,9 +150,7 @@ def deployment_scheduler(deployment, get_configmap):
     """A ``deployment`` scheduler from a Deployment of this collection, with the Lease it locks as ``_lock``."""
     metadata = metadata_of(deployment)
     template = ((deployment.get("spec") or {}).get("template") or {}).get("spec") or {}
-    container = scheduler_container(template) or {}
-    flags = parse_flags(command_line(container))
-    configuration = read_configuration(template, container, metadata.get("namespace"), flags, get_configmap)
+    container, flags, configuration = _scheduler_of(template, metadata.get("namespace"), get_configmap)
     status = deployment.get("status") or {}
     ready = status.get("readyReplicas") or 0
     entry = _workload(KIND_DEPLOYMENT, metadata.get("namespace"), metadata.get("name"), container, configuration, flags, container.get("image"))
@@ -159,19 +168,11 @@ def deployment_scheduler(deployment, get_configmap):
 def holder_scheduler(lease, pod, owner, get_configmap):
     """A ``lease_holder`` scheduler: the workload of the running pod that holds a scheduler's Lease."""
     metadata = metadata_of(pod)
-    spec = pod.get("spec") or {}
-    container = scheduler_container(spec) or {}
-    flags = parse_flags(command_line(container))
-    configuration = read_configuration(spec, container, metadata.get("namespace"), flags, get_configmap)
-    status = container_status(pod, container.get("name"))
+    container, flags, configuration = _scheduler_of(pod.get("spec") or {}, metadata.get("namespace"), get_configmap)
     name = owner["name"] if owner["kind"] not in ("Pod", "StaticPod") else metadata.get("name")
     entry = _workload(KIND_LEASE_HOLDER, metadata.get("namespace"), name, container, configuration, flags, container.get("image"))
     entry.update(
-        node=spec.get("nodeName"),
-        image_id=status.get("imageID"),
-        version=image_version(container.get("image"), status.get("image"), status.get("imageID")),
-        ready=pod_ready(pod),
-        restarts=status.get("restartCount", 0),
+        _pod_fields(pod, container),
         pod=metadata.get("name"),
         owner=owner,
         # what it serves: its profiles when they can be read, else the name of its Lease

@@ -66,7 +66,6 @@ def lock_converge(kube, lock, state, check_mode):
     return changes
 
 
-
 def apply_changed(kube, obj, check_mode, before=None, diffs=None):
     """Server-side apply (a dry run in check mode); whether the object's content changed."""
     if before is None:

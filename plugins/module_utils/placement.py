@@ -73,6 +73,21 @@ def join_selectors(selectors):
 # --- events ----------------------------------------------------------------------------------
 
 
+# Where each Event API keeps what normalize_event reads: the pod, the message, the source, the reporting component,
+# the times (newest first) and the count.
+EVENT_FIELDS = {
+    "events.k8s.io/v1": (
+        "regarding",
+        "note",
+        "deprecatedSource",
+        "reportingController",
+        ("deprecatedLastTimestamp", "eventTime", "deprecatedFirstTimestamp"),
+        "deprecatedCount",
+    ),
+    "v1": ("involvedObject", "message", "source", "reportingComponent", ("lastTimestamp", "eventTime", "firstTimestamp"), "count"),
+}
+
+
 def normalize_event(event):
     """The fields that matter of a core/v1 or events.k8s.io/v1 Event about a pod.
 
@@ -80,22 +95,13 @@ def normalize_event(event):
     reporting scheduler), ``time`` (the latest observation, as the API wrote it), ``message``,
     ``count`` and ``api``; None for an event about something other than a pod.
     """
-    if "regarding" in event or "reportingController" in event or "note" in event:
-        api = "events.k8s.io/v1"
-        ref = event.get("regarding") or {}
-        message = event.get("note")
-        source = event.get("deprecatedSource") or {}
-        component = event.get("reportingController") or source.get("component")
-        times = ("deprecatedLastTimestamp", "eventTime", "deprecatedFirstTimestamp")
-        count = event.get("deprecatedCount")
-    else:
-        api = "v1"
-        ref = event.get("involvedObject") or {}
-        message = event.get("message")
-        source = event.get("source") or {}
-        component = event.get("reportingComponent") or source.get("component")
-        times = ("lastTimestamp", "eventTime", "firstTimestamp")
-        count = event.get("count")
+    api = "events.k8s.io/v1" if "regarding" in event or "reportingController" in event or "note" in event else "v1"
+    regarding, note, deprecated_source, reporter, times, counted = EVENT_FIELDS[api]
+    ref = event.get(regarding) or {}
+    message = event.get(note)
+    source = event.get(deprecated_source) or {}
+    component = event.get(reporter) or source.get("component")
+    count = event.get(counted)
     uid = ref.get("uid")
     if not uid or ref.get("kind", "Pod") != "Pod":
         return None

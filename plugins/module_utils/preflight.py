@@ -291,4 +291,3 @@ def main_scheduler_serving(kube, name, warnings):
             if name in (entry["profiles"] or []):
                 found.append(f"{entry['namespace']}/{entry['name']}")
     return found
-

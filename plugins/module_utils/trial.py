@@ -22,7 +22,6 @@ def last_lines(text, lines, limit=600):
     return said if len(said) <= limit else said[: limit - 3] + "..."
 
 
-
 def trial_objects(deployment, configmap, manager=MANAGER):
     """The trial's ConfigMap and Pod: the Deployment's pod, run once with ``--master`` at a closed port and
     ``--write-config-to``, so that kube-scheduler loads, defaults and validates the configuration and exits
@@ -108,4 +107,3 @@ def run_trial(kube, deployment, configmap, timeout, image, fix):
             msg += f" It said: {last_lines(log, 2)}."
         raise EngineError(msg + " Nothing was changed. " + fix, trial={"result": "refused", "said": said})
     return round(monotonic() - start, 1)
-
