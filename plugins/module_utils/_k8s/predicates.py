@@ -78,7 +78,8 @@ def duration_text(seconds: float) -> str:
 
 def pod_condition(pod: Obj, condition_type: str) -> Optional[Obj]:
     """The pod's first condition of ``condition_type``, or None."""
-    for condition in (pod.get("status") or {}).get("conditions") or []:
+    conditions: List[Obj] = (pod.get("status") or {}).get("conditions") or []
+    for condition in conditions:
         if condition.get("type") == condition_type:
             return condition
     return None
@@ -217,7 +218,7 @@ def scheduler_container(pod_spec: Optional[Obj], exact: bool = False) -> Optiona
     """The container of a pod spec that runs the scheduler: the first one whose executable or image is a
     scheduler's, else the one named kube-scheduler, else the first one; None without containers. With ``exact``
     (a manifest the collection patches), only one named kube-scheduler or running the kube-scheduler executable."""
-    containers = (pod_spec or {}).get("containers") or []
+    containers: List[Obj] = (pod_spec or {}).get("containers") or []
     for container in containers:
         if runs_scheduler(container, exact):
             return container
