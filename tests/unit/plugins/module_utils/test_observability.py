@@ -11,11 +11,11 @@ import json
 from pathlib import Path
 
 import pytest
-from test_engine import NAME
-from test_sharing import SharedKube, preflight_params
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import engine
 from ansible_collections.kubesched.scheduler.plugins.module_utils import preflight as preflight_checks
+from ansible_collections.kubesched.scheduler.tests.unit.utils.engine_fakes import NAME
+from ansible_collections.kubesched.scheduler.tests.unit.utils.preflight_fakes import SharedKube, preflight_params
 
 DISCOVERY = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "metrics" / "monitoring-coreos-com-v1.json").read_text())
 SERVED = [resource["name"] for resource in DISCOVERY["resources"]]

@@ -9,35 +9,27 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import pytest
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
-from test_engine import LABELS, NAME, NS, FakeKube, objects, params
-# the clock fixture every test here uses (pytestmark below), imported for pytest, not for the code
-from test_engine import fast as fast_clock  # noqa: F401 pylint: disable=unused-import
-from test_inputs import SPEC, role_values
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import engine, inputs
 from ansible_collections.kubesched.scheduler.plugins.module_utils import preflight as preflight_checks
 from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import Kube, KubeError
+from ansible_collections.kubesched.scheduler.tests.unit.utils.engine_fakes import LABELS, NAME, NS, objects, params
+from ansible_collections.kubesched.scheduler.tests.unit.utils.preflight_fakes import FIXTURES, GATE_137, SERVED_137, V1, V1BETA1, SharedKube, preflight_params
+from ansible_collections.kubesched.scheduler.tests.unit.utils.role_inputs import SPEC, role_values
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sharing"
-V1, V1BETA1 = "admissionregistration.k8s.io/v1", "admissionregistration.k8s.io/v1beta1"
-# GET /apis/admissionregistration.k8s.io/v1 of the v1.37.2 kind cluster.
-DISCOVERY_137 = json.loads((FIXTURES / "admissionregistration-v1-1.37.json").read_text())
-SERVED_137 = [resource["name"] for resource in DISCOVERY_137["resources"]]
 # Kubernetes 1.34 and 1.35 register MutatingAdmissionPolicy only at v1alpha1 and v1beta1
 # (pkg/registry/admissionregistration/rest/storage_apiserver.go of v1.35.4): their v1 is 1.37's without it.
 SERVED_135_V1 = [name for name in SERVED_137 if not name.startswith("mutatingadmissionpolic")]
 SERVED_135_V1BETA1 = ["mutatingadmissionpolicies", "mutatingadmissionpolicybindings", "validatingadmissionpolicies", "validatingadmissionpolicybindings"]
 # The API server's /metrics line of the gate on the v1.37.2 cluster, and as 1.35 writes it, on and off.
-GATE_137 = 'kubernetes_feature_enabled{name="MutatingAdmissionPolicy",stage=""} 1'
 GATE_135_ON = 'kubernetes_feature_enabled{name="MutatingAdmissionPolicy",stage="BETA"} 1'
 GATE_135_OFF = 'kubernetes_feature_enabled{name="MutatingAdmissionPolicy",stage="BETA"} 0'
 DELETED = [f"MutatingAdmissionPolicy {NAME}-routing deleted", f"MutatingAdmissionPolicyBinding {NAME}-routing deleted"]
 
-pytestmark = pytest.mark.usefixtures("fast_clock")
+pytestmark = pytest.mark.usefixtures("fast")
 
 
 def routing(api_version=V1):
@@ -51,36 +43,6 @@ def routing(api_version=V1):
 
 def refs(objs):
     return [{"apiVersion": obj["apiVersion"], "kind": obj["kind"], "metadata": {"name": obj["metadata"]["name"]}} for obj in objs]
-
-
-class SharedKube(FakeKube):
-    """FakeKube that remembers, for each object applied, whether the scheduler's Lease existed then; serves discovery
-    documents and /metrics."""
-
-    def __init__(self, served=None, metrics=GATE_137, **kwargs):
-        super().__init__(**kwargs)
-        self.lease_when_applied = {}
-        self.served = served if served is not None else {V1: SERVED_137}
-        self.metrics = metrics
-
-    def apply(self, obj, dry_run=False):
-        if not dry_run:
-            self.lease_when_applied[obj["kind"]] = ("Lease", NS, NAME) in self.store
-        return super().apply(obj, dry_run)
-
-    def resources(self, api_version):
-        self.requests += 1
-        return list(self.served.get(api_version, []))
-
-    def request(self, method, path, query=None, body=None, content_type="application/json", raw=False):
-        self.requests += 1
-        if path == "/metrics" and self.metrics is not None:
-            return f"# TYPE kubernetes_feature_enabled gauge\n{self.metrics}\n"
-        raise KubeError(403, "Forbidden", "{}")
-
-    def version(self):
-        self.requests += 1
-        return "v1.37.2"
 
 
 def routed_params(**kwargs):
@@ -167,27 +129,6 @@ def test_the_rest_path_follows_the_objects_api_version():
 
 
 # --- the preflight --------------------------------------------------------------------------------
-
-
-def preflight_params(**kwargs):
-    return dict(
-        {
-            "state": "present",
-            "name": NAME,
-            "namespace": NS,
-            "lock_name": NAME,
-            "lock_namespace": NS,
-            "leader_elect": True,
-            "lock_namespace_create": False,
-            "image": "localhost:5001/my-scheduler",
-            "image_tag": "v1.37.2",
-            "image_digest": "",
-            "image_target": "kind",
-            "node_pool": {},
-            "route": False,
-        },
-        **kwargs,
-    )
 
 
 @pytest.fixture
