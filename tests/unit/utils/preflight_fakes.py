@@ -9,14 +9,29 @@ import json
 from pathlib import Path
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import KubeError
-from ansible_collections.kubesched.scheduler.tests.unit.utils.engine_fakes import NAME, NS, FakeKube
+from ansible_collections.kubesched.scheduler.tests.unit.utils.engine_fakes import LABELS, NAME, NS, FakeKube
 
 FIXTURES = Path(__file__).resolve().parents[1] / "plugins" / "fixtures" / "sharing"
 V1, V1BETA1 = "admissionregistration.k8s.io/v1", "admissionregistration.k8s.io/v1beta1"
 # GET /apis/admissionregistration.k8s.io/v1 of the v1.37.2 kind cluster.
 DISCOVERY_137 = json.loads((FIXTURES / "admissionregistration-v1-1.37.json").read_text())
 SERVED_137 = [resource["name"] for resource in DISCOVERY_137["resources"]]
+# kube_scheduler_node_pool of the kind cluster whose kubesched-worker2 was the pool (labelled and tainted kubesched.io/pool=batch).
+POOL = {"labels": {"kubesched.io/pool": "batch"}, "taint": {"key": "kubesched.io/pool", "value": "batch", "effect": "NoSchedule"}}
 GATE_137 = 'kubernetes_feature_enabled{name="MutatingAdmissionPolicy",stage=""} 1'
+
+
+def routing(api_version=V1):
+    """The routing's two objects, as the deploy role renders them (names and labels; the spec does not matter here)."""
+    meta = {"name": f"{NAME}-routing", "labels": dict(LABELS)}
+    return [
+        {"apiVersion": api_version, "kind": "MutatingAdmissionPolicy", "metadata": dict(meta), "spec": {"failurePolicy": "Fail"}},
+        {"apiVersion": api_version, "kind": "MutatingAdmissionPolicyBinding", "metadata": dict(meta), "spec": {"policyName": f"{NAME}-routing"}},
+    ]
+
+
+def refs(objs):
+    return [{"apiVersion": obj["apiVersion"], "kind": obj["kind"], "metadata": {"name": obj["metadata"]["name"]}} for obj in objs]
 
 
 class SharedKube(FakeKube):
@@ -68,3 +83,13 @@ def preflight_params(**kwargs):
         },
         **kwargs,
     )
+
+
+class Forbidden(SharedKube):
+    """A user who may not list nodes nor pods in all namespaces."""
+
+    def list(self, kind, namespace=None, label_selector=None, field_selector=None):
+        if kind == "Node" or (kind == "Pod" and namespace is None):
+            self.requests += 1
+            raise KubeError(403, "Forbidden", json.dumps({"message": f"{kind.lower()}s is forbidden"}))
+        return super().list(kind, namespace, label_selector, field_selector)

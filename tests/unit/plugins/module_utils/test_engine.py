@@ -11,8 +11,10 @@ import pytest
 from ansible_collections.kubesched.scheduler.plugins.module_utils import engine
 from ansible_collections.kubesched.scheduler.plugins.module_utils import lock as lock_rbac
 from ansible_collections.kubesched.scheduler.plugins.module_utils import trial as config_trial
-from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import MANAGER
+from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import Kube, MANAGER
+from ansible_collections.kubesched.scheduler.tests.unit.utils.preflight_fakes import V1, V1BETA1, Forbidden, SharedKube, refs, routing
 from ansible_collections.kubesched.scheduler.tests.unit.utils.engine_fakes import LABELS, NAME, NS, FakeKube, deployment, objects, params
+
 
 def test_first_install_applies_and_waits_for_the_lease_without_a_trial(fast):
     """A first install has no running scheduler to protect: its own pods are the trial."""
@@ -226,3 +228,105 @@ def test_pod_states_say_a_message_once():
     pod = {"metadata": {"name": "p"}, "status": {"phase": "Running", "conditions": [
         {"type": "Ready", "status": "False", "message": unready}, {"type": "ContainersReady", "status": "False", "message": unready}]}}
     assert engine.pod_states([pod]) == [f"p Running {unready}"]
+
+
+# --- sharing the nodes: the routing and the pods left waiting (the preflight's part is in test_preflight.py) ----------
+
+DELETED = [f"MutatingAdmissionPolicy {NAME}-routing deleted", f"MutatingAdmissionPolicyBinding {NAME}-routing deleted"]
+
+
+def routed_params(**kwargs):
+    base = params(**kwargs)
+    base["objects"] = base["objects"] + routing()
+    return base
+
+
+@pytest.mark.usefixtures("fast")
+def test_routing_is_applied_once_the_scheduler_leads():
+    kube = SharedKube()
+    result = engine.converge(kube, routed_params())
+    assert kube.lease_when_applied["Deployment"] is False
+    assert kube.lease_when_applied["MutatingAdmissionPolicy"] is True
+    assert kube.lease_when_applied["MutatingAdmissionPolicyBinding"] is True
+    assert result["changes"][-2:] == [f"MutatingAdmissionPolicy {NAME}-routing", f"MutatingAdmissionPolicyBinding {NAME}-routing"]
+    assert not engine.converge(kube, routed_params())["changed"]
+
+
+@pytest.mark.usefixtures("fast")
+def test_routing_is_not_applied_when_the_scheduler_does_not_lead():
+    kube = SharedKube()
+    kube.pod_behaviour = "crash"
+    with pytest.raises(engine.EngineError):
+        engine.converge(kube, routed_params())
+    assert ("MutatingAdmissionPolicy", None, f"{NAME}-routing") not in kube.store
+    assert ("MutatingAdmissionPolicyBinding", None, f"{NAME}-routing") not in kube.store
+
+
+@pytest.mark.usefixtures("fast")
+def test_routing_turned_off_is_pruned_and_what_the_collection_did_not_make_is_kept():
+    kube = SharedKube()
+    engine.converge(kube, routed_params())
+    other = {"apiVersion": V1, "kind": "MutatingAdmissionPolicy", "metadata": {"name": "someone-elses"}}
+    kube.put(other)
+    off = dict(params(), prune=refs(routing()) + refs([other]))
+    assert engine.converge(kube, off, check_mode=True)["changes"] == DELETED
+    assert ("MutatingAdmissionPolicy", None, f"{NAME}-routing") in kube.store
+    result = engine.converge(kube, off)
+    assert result["changes"] == DELETED
+    assert ("MutatingAdmissionPolicy", None, f"{NAME}-routing") not in kube.store
+    assert ("MutatingAdmissionPolicy", None, "someone-elses") in kube.store
+    assert not engine.converge(kube, off)["changed"]
+
+
+def pod(name, scheduler, node=None, phase="Pending", namespace="batch"):
+    return {
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"schedulerName": scheduler, "nodeName": node},
+        "status": {"phase": phase},
+    }
+
+
+@pytest.mark.usefixtures("fast")
+def test_remove_deletes_the_routing_before_the_scheduler_and_lists_the_pods_left_waiting():
+    kube = SharedKube()
+    installed = routed_params()
+    installed["objects"][2]["metadata"]["annotations"] = {"kubesched.io/scheduler-profiles": f"{NAME},spread"}
+    engine.converge(kube, installed)
+    for waiting in (
+        pod("job-1", NAME),
+        pod("job-2", "spread", namespace="other"),
+        pod("placed", NAME, node="kubesched-worker2", phase="Running"),
+        pod("default", "default-scheduler"),
+    ):
+        kube.put(waiting)
+    kube.deleted.clear()
+    removal = params("absent")
+    removal["objects"] = removal["objects"] + refs(routing())
+    result = engine.remove(kube, removal)
+    order = [key[0] for key in kube.deleted if key[0] != "Pod"]
+    assert order[:3] == ["MutatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "Deployment"]
+    assert result["pending_pods"] == ["batch/job-1", "other/job-2"]
+    assert result["warnings"] == [
+        f"2 pod(s) still wait for schedulerName {NAME}, spread, which nothing serves now: batch/job-1, other/job-2. Delete them, or "
+        "create them again without spec.schedulerName (the default scheduler); a pod's schedulerName cannot be changed."
+    ]
+    again = engine.remove(kube, removal)
+    assert not again["changed"] and again["pending_pods"] == ["batch/job-1"]
+
+
+@pytest.mark.usefixtures("fast")
+def test_the_rest_path_follows_the_objects_api_version():
+    assert Kube.path("MutatingAdmissionPolicy", f"{NAME}-routing") == f"/apis/{V1}/mutatingadmissionpolicies/{NAME}-routing"
+    assert Kube.path("MutatingAdmissionPolicy", "x", api_version=V1BETA1) == f"/apis/{V1BETA1}/mutatingadmissionpolicies/x"
+    assert Kube.path("ServiceAccount", NAME, NS, api_version="v1") == f"/api/v1/namespaces/{NS}/serviceaccounts/{NAME}"
+    assert Kube.path("Node") == "/api/v1/nodes"
+
+
+@pytest.mark.usefixtures("fast")
+def test_a_user_who_may_not_list_pods_everywhere_still_removes_it():
+    kube = Forbidden()
+    engine.converge(kube, params())
+    result = engine.remove(kube, params("absent"))
+    assert ("Deployment", NS, NAME) not in kube.store and result["pending_pods"] == []
+    assert result["warnings"] == [f"Removed, but could not list the pods left waiting for schedulerName {NAME}: (403) Forbidden: pods is forbidden."]

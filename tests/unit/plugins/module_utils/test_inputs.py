@@ -12,6 +12,8 @@ import yaml
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import inputs
+from ansible_collections.kubesched.scheduler.tests.unit.utils.engine_fakes import NAME
+from ansible_collections.kubesched.scheduler.tests.unit.utils.preflight_fakes import POOL
 from ansible_collections.kubesched.scheduler.tests.unit.utils.role_inputs import DEFAULTS, ROOT, SPEC, TEMPLATED, role_options, role_values
 
 ROWS = yaml.safe_load((ROOT / "tests" / "unit" / "plugins" / "fixtures" / "bad_inputs.yml").read_text())["rows"]
@@ -94,3 +96,34 @@ def test_values_as_the_role_has_them():
 def test_missing_names_what_the_checks_read():
     assert inputs.missing(["common"], {"kube_scheduler_name": "x"}) == sorted(set(inputs.COMMON_VARIABLES) - {"kube_scheduler_name"})
     assert inputs.missing(["common", "deploy"], role_values({})) == []
+
+
+# --- the node pool and routing inputs that pass --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"kube_scheduler_node_pool": POOL},
+        {"kube_scheduler_node_pool": {"labels": {"pool": "batch", "example.com/tier": 2}, "taint": {"key": "pool", "effect": "NoExecute"}}},
+        {"kube_scheduler_node_pool": {"labels": {"pool": "batch"}}, "kube_scheduler_plugin_config": [{"name": "NodeResourcesFit", "args": {}}]},
+        {"kube_scheduler_route_namespace_selector": {"matchLabels": {"kubesched.io/scheduler": NAME}}},
+        {
+            "kube_scheduler_route_namespace_selector": {
+                "matchExpressions": [{"key": "team", "operator": "In", "values": ["a", "b"]}, {"key": "x", "operator": "Exists"}]
+            }
+        },
+        {
+            "kube_scheduler_route_namespace_selector": {"matchLabels": {"team": "a"}},
+            "kube_scheduler_render_dir": "/srv/out",
+            "kube_scheduler_cluster_version": "1.34",
+        },
+        {"kube_scheduler_route_namespace_selector": {"matchLabels": {}}, "kube_scheduler_node_pool": {"labels": {}}},
+        {"kube_scheduler_state": "absent", "kube_scheduler_node_pool": {"labels": {"bad key!": "x"}}},
+    ],
+)
+def test_good_sharing_input_passes(given):
+    validated = ArgumentSpecValidator(SPEC).validate(role_values(given), validate_role_argument_spec=True)
+    assert validated.error_messages == []
+    assert inputs.check_sharing(validated.validated_parameters) == []
+    assert inputs.check_sharing(role_values(given)) == []

@@ -1,24 +1,35 @@
 # Copyright: kubesched.scheduler contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Sharing the nodes with the default scheduler, in the engine: the routing (a MutatingAdmissionPolicy and its binding,
-listed after the Deployment) applied once the scheduler leads and removed before it, the objects of an option turned off
-pruned, the pods left waiting after a removal, and the preflight's reading of what serves MutatingAdmissionPolicy (the
-discovery documents of the real v1.37.2 kind cluster) and of the node pool."""
+"""The preflight (module_utils/preflight.py): its reading of what serves MutatingAdmissionPolicy (the discovery
+documents of the real v1.37.2 kind cluster) and of the node pool and its warnings; its one read of the Prometheus
+Operator's API (the discovery document the v1.37.2 kind cluster served for monitoring.coreos.com/v1 with the
+ServiceMonitor and PrometheusRule CRDs of molecule/leader_election), and its check of a PriorityClass the run does not
+create. The trial Pod's priority class is tested in test_engine.py."""
 
 from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
-from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.kubesched.scheduler.plugins.module_utils import engine, inputs
+from ansible_collections.kubesched.scheduler.plugins.module_utils import engine
 from ansible_collections.kubesched.scheduler.plugins.module_utils import preflight as preflight_checks
-from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import Kube, KubeError
-from ansible_collections.kubesched.scheduler.tests.unit.utils.engine_fakes import LABELS, NAME, NS, objects, params
-from ansible_collections.kubesched.scheduler.tests.unit.utils.preflight_fakes import FIXTURES, GATE_137, SERVED_137, V1, V1BETA1, SharedKube, preflight_params
-from ansible_collections.kubesched.scheduler.tests.unit.utils.role_inputs import SPEC, role_values
+from ansible_collections.kubesched.scheduler.tests.unit.utils.engine_fakes import NAME, objects
+from ansible_collections.kubesched.scheduler.tests.unit.utils.preflight_fakes import (
+    FIXTURES,
+    GATE_137,
+    POOL,
+    SERVED_137,
+    V1,
+    V1BETA1,
+    Forbidden,
+    SharedKube,
+    preflight_params,
+    refs,
+    routing,
+)
 
 # Kubernetes 1.34 and 1.35 register MutatingAdmissionPolicy only at v1alpha1 and v1beta1
 # (pkg/registry/admissionregistration/rest/storage_apiserver.go of v1.35.4): their v1 is 1.37's without it.
@@ -27,105 +38,47 @@ SERVED_135_V1BETA1 = ["mutatingadmissionpolicies", "mutatingadmissionpolicybindi
 # The API server's /metrics line of the gate on the v1.37.2 cluster, and as 1.35 writes it, on and off.
 GATE_135_ON = 'kubernetes_feature_enabled{name="MutatingAdmissionPolicy",stage="BETA"} 1'
 GATE_135_OFF = 'kubernetes_feature_enabled{name="MutatingAdmissionPolicy",stage="BETA"} 0'
-DELETED = [f"MutatingAdmissionPolicy {NAME}-routing deleted", f"MutatingAdmissionPolicyBinding {NAME}-routing deleted"]
-
-pytestmark = pytest.mark.usefixtures("fast")
-
-
-def routing(api_version=V1):
-    """The routing's two objects, as the deploy role renders them (names and labels; the spec does not matter here)."""
-    meta = {"name": f"{NAME}-routing", "labels": dict(LABELS)}
-    return [
-        {"apiVersion": api_version, "kind": "MutatingAdmissionPolicy", "metadata": dict(meta), "spec": {"failurePolicy": "Fail"}},
-        {"apiVersion": api_version, "kind": "MutatingAdmissionPolicyBinding", "metadata": dict(meta), "spec": {"policyName": f"{NAME}-routing"}},
-    ]
+DISCOVERY = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "metrics" / "monitoring-coreos-com-v1.json").read_text())
+SERVED = [resource["name"] for resource in DISCOVERY["resources"]]
 
 
-def refs(objs):
-    return [{"apiVersion": obj["apiVersion"], "kind": obj["kind"], "metadata": {"name": obj["metadata"]["name"]}} for obj in objs]
+def preflight(monkeypatch, kube, **kwargs):
+    """The preflight on ``kube`` (a SharedKube of tests/unit/utils/preflight_fakes.py, which serves discovery documents)."""
+    monkeypatch.setattr(preflight_checks, "Kube", lambda api: kube)
+    return preflight_checks.preflight(lambda: None, preflight_params(**kwargs))
 
 
-def routed_params(**kwargs):
-    base = params(**kwargs)
-    base["objects"] = base["objects"] + routing()
-    return base
+def test_preflight_reads_the_operators_api_with_one_request(monkeypatch):
+    kube = SharedKube(served={preflight_checks.MONITORING_API: SERVED})
+    before = kube.requests
+    with_metrics = preflight(monkeypatch, kube, metrics=True)
+    with_requests = kube.requests - before
+    assert with_metrics["monitoring_api"] is True
+    before = kube.requests
+    without = preflight(monkeypatch, kube, metrics=False)
+    assert "monitoring_api" not in without
+    assert with_requests - (kube.requests - before) == 1
 
 
-def test_routing_is_applied_once_the_scheduler_leads():
+def test_preflight_tells_a_cluster_without_the_operator(monkeypatch):
+    assert preflight(monkeypatch, SharedKube(served={}), metrics=True)["monitoring_api"] is False
+
+
+def test_a_group_serving_only_one_of_the_two_kinds_is_not_enough(monkeypatch):
+    assert preflight(monkeypatch, SharedKube(served={preflight_checks.MONITORING_API: ["servicemonitors"]}), metrics=True)["monitoring_api"] is False
+
+
+def test_preflight_refuses_a_priority_class_the_cluster_lacks(monkeypatch):
+    with pytest.raises(engine.EngineError) as refused:
+        preflight(monkeypatch, SharedKube(), priority_class="batch-critical")
+    assert refused.value.msg.startswith("kube_scheduler_priority_class_name 'batch-critical' is no PriorityClass of this cluster")
+    assert f"else {NAME}-critical, which the role creates), or empty it for none." in refused.value.msg
+
+
+def test_preflight_accepts_an_existing_priority_class(monkeypatch):
     kube = SharedKube()
-    result = engine.converge(kube, routed_params())
-    assert kube.lease_when_applied["Deployment"] is False
-    assert kube.lease_when_applied["MutatingAdmissionPolicy"] is True
-    assert kube.lease_when_applied["MutatingAdmissionPolicyBinding"] is True
-    assert result["changes"][-2:] == [f"MutatingAdmissionPolicy {NAME}-routing", f"MutatingAdmissionPolicyBinding {NAME}-routing"]
-    assert not engine.converge(kube, routed_params())["changed"]
-
-
-def test_routing_is_not_applied_when_the_scheduler_does_not_lead():
-    kube = SharedKube()
-    kube.pod_behaviour = "crash"
-    with pytest.raises(engine.EngineError):
-        engine.converge(kube, routed_params())
-    assert ("MutatingAdmissionPolicy", None, f"{NAME}-routing") not in kube.store
-    assert ("MutatingAdmissionPolicyBinding", None, f"{NAME}-routing") not in kube.store
-
-
-def test_routing_turned_off_is_pruned_and_what_the_collection_did_not_make_is_kept():
-    kube = SharedKube()
-    engine.converge(kube, routed_params())
-    other = {"apiVersion": V1, "kind": "MutatingAdmissionPolicy", "metadata": {"name": "someone-elses"}}
-    kube.put(other)
-    off = dict(params(), prune=refs(routing()) + refs([other]))
-    assert engine.converge(kube, off, check_mode=True)["changes"] == DELETED
-    assert ("MutatingAdmissionPolicy", None, f"{NAME}-routing") in kube.store
-    result = engine.converge(kube, off)
-    assert result["changes"] == DELETED
-    assert ("MutatingAdmissionPolicy", None, f"{NAME}-routing") not in kube.store
-    assert ("MutatingAdmissionPolicy", None, "someone-elses") in kube.store
-    assert not engine.converge(kube, off)["changed"]
-
-
-def pod(name, scheduler, node=None, phase="Pending", namespace="batch"):
-    return {
-        "kind": "Pod",
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": {"schedulerName": scheduler, "nodeName": node},
-        "status": {"phase": phase},
-    }
-
-
-def test_remove_deletes_the_routing_before_the_scheduler_and_lists_the_pods_left_waiting():
-    kube = SharedKube()
-    installed = routed_params()
-    installed["objects"][2]["metadata"]["annotations"] = {"kubesched.io/scheduler-profiles": f"{NAME},spread"}
-    engine.converge(kube, installed)
-    for waiting in (
-        pod("job-1", NAME),
-        pod("job-2", "spread", namespace="other"),
-        pod("placed", NAME, node="kubesched-worker2", phase="Running"),
-        pod("default", "default-scheduler"),
-    ):
-        kube.put(waiting)
-    kube.deleted.clear()
-    removal = params("absent")
-    removal["objects"] = removal["objects"] + refs(routing())
-    result = engine.remove(kube, removal)
-    order = [key[0] for key in kube.deleted if key[0] != "Pod"]
-    assert order[:3] == ["MutatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "Deployment"]
-    assert result["pending_pods"] == ["batch/job-1", "other/job-2"]
-    assert result["warnings"] == [
-        f"2 pod(s) still wait for schedulerName {NAME}, spread, which nothing serves now: batch/job-1, other/job-2. Delete them, or "
-        "create them again without spec.schedulerName (the default scheduler); a pod's schedulerName cannot be changed."
-    ]
-    again = engine.remove(kube, removal)
-    assert not again["changed"] and again["pending_pods"] == ["batch/job-1"]
-
-
-def test_the_rest_path_follows_the_objects_api_version():
-    assert Kube.path("MutatingAdmissionPolicy", f"{NAME}-routing") == f"/apis/{V1}/mutatingadmissionpolicies/{NAME}-routing"
-    assert Kube.path("MutatingAdmissionPolicy", "x", api_version=V1BETA1) == f"/apis/{V1BETA1}/mutatingadmissionpolicies/x"
-    assert Kube.path("ServiceAccount", NAME, NS, api_version="v1") == f"/api/v1/namespaces/{NS}/serviceaccounts/{NAME}"
-    assert Kube.path("Node") == "/api/v1/nodes"
+    kube.put({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "system-cluster-critical"}, "value": 2000000000})
+    assert "msg" not in preflight(monkeypatch, kube, priority_class="system-cluster-critical")
 
 
 # --- the preflight --------------------------------------------------------------------------------
@@ -260,7 +213,6 @@ def test_objects_keep_their_api_version_in_a_removal_list():
 
 # GET /api/v1/nodes of the kind cluster while kubesched-worker2 was the pool (labelled and tainted kubesched.io/pool=batch).
 NODES = json.loads((FIXTURES / "nodes-pool.json").read_text())["items"]
-POOL = {"labels": {"kubesched.io/pool": "batch"}, "taint": {"key": "kubesched.io/pool", "value": "batch", "effect": "NoSchedule"}}
 
 
 def pool_nodes(labels):
@@ -315,47 +267,6 @@ def test_the_preflight_lists_the_pools_nodes_by_label(cluster):
     assert result["node_pool_nodes"] == ["kubesched-worker2"] and result["warnings"] == []
 
 
-# --- the inputs that pass --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "given",
-    [
-        {"kube_scheduler_node_pool": POOL},
-        {"kube_scheduler_node_pool": {"labels": {"pool": "batch", "example.com/tier": 2}, "taint": {"key": "pool", "effect": "NoExecute"}}},
-        {"kube_scheduler_node_pool": {"labels": {"pool": "batch"}}, "kube_scheduler_plugin_config": [{"name": "NodeResourcesFit", "args": {}}]},
-        {"kube_scheduler_route_namespace_selector": {"matchLabels": {"kubesched.io/scheduler": NAME}}},
-        {
-            "kube_scheduler_route_namespace_selector": {
-                "matchExpressions": [{"key": "team", "operator": "In", "values": ["a", "b"]}, {"key": "x", "operator": "Exists"}]
-            }
-        },
-        {
-            "kube_scheduler_route_namespace_selector": {"matchLabels": {"team": "a"}},
-            "kube_scheduler_render_dir": "/srv/out",
-            "kube_scheduler_cluster_version": "1.34",
-        },
-        {"kube_scheduler_route_namespace_selector": {"matchLabels": {}}, "kube_scheduler_node_pool": {"labels": {}}},
-        {"kube_scheduler_state": "absent", "kube_scheduler_node_pool": {"labels": {"bad key!": "x"}}},
-    ],
-)
-def test_good_sharing_input_passes(given):
-    validated = ArgumentSpecValidator(SPEC).validate(role_values(given), validate_role_argument_spec=True)
-    assert validated.error_messages == []
-    assert inputs.check_sharing(validated.validated_parameters) == []
-    assert inputs.check_sharing(role_values(given)) == []
-
-
-class Forbidden(SharedKube):
-    """A user who may not list nodes nor pods in all namespaces."""
-
-    def list(self, kind, namespace=None, label_selector=None, field_selector=None):
-        if kind == "Node" or (kind == "Pod" and namespace is None):
-            self.requests += 1
-            raise KubeError(403, "Forbidden", json.dumps({"message": f"{kind.lower()}s is forbidden"}))
-        return super().list(kind, namespace, label_selector, field_selector)
-
-
 def test_a_user_who_may_not_list_nodes_gets_a_warning(monkeypatch):
     kube = Forbidden()
     monkeypatch.setattr(preflight_checks, "Kube", lambda api: kube)
@@ -364,11 +275,3 @@ def test_a_user_who_may_not_list_nodes_gets_a_warning(monkeypatch):
     assert result["warnings"] == [
         "Could not list the nodes of kube_scheduler_node_pool ((403) Forbidden: nodes is forbidden): their labels and taint were not checked."
     ]
-
-
-def test_a_user_who_may_not_list_pods_everywhere_still_removes_it():
-    kube = Forbidden()
-    engine.converge(kube, params())
-    result = engine.remove(kube, params("absent"))
-    assert ("Deployment", NS, NAME) not in kube.store and result["pending_pods"] == []
-    assert result["warnings"] == [f"Removed, but could not list the pods left waiting for schedulerName {NAME}: (403) Forbidden: pods is forbidden."]
