@@ -3,7 +3,8 @@
 """Every scheduler of a cluster, what it runs and what it serves: the ``scheduler_info`` module.
 
 The functions work on API objects as plain dicts, shaped like the JSON the API server returns, so they
-can be tested without a cluster; ``gather`` is the only one that talks to the API, through ``Kube``.
+can be tested without a cluster; ``gather`` (inventory_gather.py) is the only one that talks to the API,
+through ``Kube``; what one scheduler's objects say is inventory_config.py.
 It reads a fixed number of lists, whatever the number of pods, each in pages of ``page_size`` items
 (``limit`` and ``continue``), and reduces each page before it asks for the next:
 
@@ -24,7 +25,7 @@ Schedulers are of three kinds:
   Their ``--config`` (when they have one) is a file on the node, which the API cannot read, unless it is
   mounted from a ConfigMap;
 * ``deployment``: the Deployments of this collection, which name what they serve and lock in their
-  annotations (``placement.served_names``, ``placement.lock_lease``) and mount their configuration
+  annotations (``serving.served_names``, ``serving.lock_lease``) and mount their configuration
   from a ConfigMap;
 * ``lease_holder``: any other workload that holds a scheduler's Lease: a Lease whose holder identity
   (``<hostname>_<uuid>``, the hostname of a pod being its name) names a running pod that runs a scheduler
@@ -33,33 +34,38 @@ Schedulers are of three kinds:
 
 from __future__ import annotations
 
-import posixpath
-import re
-from datetime import timedelta
-
-from ansible.module_utils.common.yaml import HAS_YAML, yaml_load
-
 from ansible_collections.kubesched.scheduler.plugins.module_utils import placement
-from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import Kube, KubeError, api_reason
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.predicates import (
+    command_line,
+    holder_pod,
+    parse_flags,
+    pod_ready,
+    runs_scheduler,
+    scheduler_container,
+)
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.serving import (
+    DEFAULT_SCHEDULER,
+    NODE_LEASE_NAMESPACE,
+    lock_lease,
+    served_names,
+)
+from ansible_collections.kubesched.scheduler.plugins.module_utils.inventory_config import (
+    DEFAULT_LOCK,
+    STATIC_PROFILES_ANNOTATION,
+    container_status,
+    image_version,
+    key_of,
+    lease_state,
+    metadata_of,
+    pod_owner,
+    pod_running,
+    read_configuration,
+)
 
 DEFAULT_PAGE_SIZE = placement.DEFAULT_PAGE_SIZE
-DEFAULT_SCHEDULER = placement.DEFAULT_SCHEDULER
-SCHEDULER_LABEL = placement.SCHEDULER_LABEL
-NODE_LEASE_NAMESPACE = placement.NODE_LEASE_NAMESPACE
-MIRROR_POD_ANNOTATION = placement.MIRROR_POD_ANNOTATION
-# What kubesched.scheduler.main_scheduler writes on the static pod (module_utils/static_pod.py PROFILES_ANNOTATION).
-STATIC_PROFILES_ANNOTATION = placement.PROFILES_ANNOTATION
-COMPONENT_LABEL = "component"
-KUBE_SCHEDULER = "kube-scheduler"
-SYSTEM_NAMESPACE = "kube-system"
 # the identity Leases of the API servers (kube-system/apiserver-<hash>), held by no pod
 APISERVER_IDENTITY_LABEL = "apiserver.kubernetes.io/identity"
-# kube-scheduler's own defaults for its leader election
-DEFAULT_LOCK = (SYSTEM_NAMESPACE, KUBE_SCHEDULER)
 MAX_LISTED_PODS = placement.MAX_LISTED_PODS
-CLOCK_TOLERANCE = placement.CLOCK_TOLERANCE
-
-IMAGE_ID = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 KIND_STATIC = "static_pod"
 KIND_DEPLOYMENT = "deployment"
@@ -69,422 +75,6 @@ KIND_ORDER = {KIND_STATIC: 0, KIND_DEPLOYMENT: 1, KIND_LEASE_HOLDER: 2}
 
 NO_SCHEDULER = placement.REASON_NO_SCHEDULER
 NOT_RUNNING = placement.REASON_NOT_RUNNING
-
-# looked up when called, so that tests can set the clock
-utc_now = placement.utc_now
-
-
-# --- images, flags, configuration ------------------------------------------------------------
-
-
-def split_image(image):
-    """``(repository, tag, digest)`` of an image reference; tag and digest are None when absent."""
-    if not image:
-        return None, None, None
-    name, at, digest = image.partition("@")
-    slash = name.rfind("/")
-    colon = name.rfind(":")
-    tag = None
-    if colon > slash:
-        name, tag = name[:colon], name[colon + 1 :]
-    return name, tag or None, (digest if at else None) or None
-
-
-def image_version(*images):
-    """The tag of the first of ``images`` that has one (the spec's image, then what the runtime reports).
-
-    An image ID (``sha256:<hex>``, which containerd reports as the image of a container started by digest)
-    has no tag.
-    """
-    for image in images:
-        if not image or IMAGE_ID.match(image):
-            continue
-        tag = split_image(image)[1]
-        if tag:
-            return tag
-    return None
-
-
-def parse_flags(argv):
-    """``{flag: value}`` of a command line: ``--flag=value``, ``--flag value`` and a bare ``--flag`` (``"true"``).
-
-    The last occurrence of a flag wins, as with kube-scheduler's own flag parsing. Arguments that are not
-    flags are left out.
-    """
-    flags = {}
-    index = 0
-    argv = list(argv or [])
-    while index < len(argv):
-        arg = str(argv[index])
-        index += 1
-        if not arg.startswith("-") or arg in ("-", "--"):
-            continue
-        name, equals, value = arg.lstrip("-").partition("=")
-        if not equals:
-            if index < len(argv) and not str(argv[index]).startswith("-"):
-                value = str(argv[index])
-                index += 1
-            else:
-                value = "true"
-        flags[name] = value
-    return flags
-
-
-def command_line(container):
-    """The container's ``command`` and ``args`` as one list."""
-    return [str(part) for part in (container.get("command") or []) + (container.get("args") or [])]
-
-
-def _runs_scheduler(container):
-    argv = command_line(container)
-    executable = posixpath.basename(argv[0]) if argv else ""
-    repository = posixpath.basename(split_image(container.get("image"))[0] or "")
-    return "scheduler" in executable or "scheduler" in repository
-
-
-def scheduler_container(pod_spec):
-    """The container of a pod spec that runs the scheduler: the first one whose executable or image is a
-    scheduler's, else the one named kube-scheduler, else the first one; None without containers."""
-    containers = (pod_spec or {}).get("containers") or []
-    for container in containers:
-        if _runs_scheduler(container):
-            return container
-    for container in containers:
-        if container.get("name") == KUBE_SCHEDULER:
-            return container
-    return containers[0] if containers else None
-
-
-def config_volume(pod_spec, container, path):
-    """Where the file ``path`` of the container comes from.
-
-    ``{"configmap": name, "key": key}`` when it is a key of a ConfigMap volume (with or without
-    ``items``, or mounted with ``subPath``); ``{"node": path}`` when it is in a hostPath volume (the path on
-    the node); ``{"volume": name}`` for another kind of volume; ``{"image": path}`` when no volume
-    covers it (the file is the image's).
-    """
-    best = None
-    for mount in (container or {}).get("volumeMounts") or []:
-        mount_path = (mount.get("mountPath") or "").rstrip("/") or "/"
-        if mount.get("subPath"):
-            if path == mount_path:
-                best = (len(mount_path) + 1, mount, mount["subPath"])
-            continue
-        if path == mount_path:  # a file mounted at its own path (a hostPath of type File)
-            best = (len(mount_path), mount, "")
-        elif path.startswith(mount_path.rstrip("/") + "/") and (best is None or len(mount_path) > best[0]):
-            best = (len(mount_path), mount, path[len(mount_path.rstrip("/")) + 1 :])
-    if best is None:
-        return {"image": path}
-    dummy, mount, relative = best
-    volume = next((v for v in (pod_spec or {}).get("volumes") or [] if v.get("name") == mount.get("name")), None) or {}
-    if volume.get("configMap"):
-        items = volume["configMap"].get("items")
-        # without items every key is a file of the volume; with items only those listed, at their paths
-        key = relative if "/" not in relative else None
-        if items:
-            key = next((item.get("key") for item in items if item.get("path") == relative), None)
-        return {"configmap": volume["configMap"].get("name"), "key": key}
-    if volume.get("hostPath"):
-        host_path = volume["hostPath"].get("path") or ""
-        return {"node": posixpath.join(host_path, relative) if relative else host_path}
-    return {"volume": mount.get("name")}
-
-
-def config_profiles(config):
-    """The schedulerNames of a KubeSchedulerConfiguration's profiles (the first defaults to default-scheduler)."""
-    profiles = (config or {}).get("profiles")
-    if not profiles:
-        return [DEFAULT_SCHEDULER]
-    names = []
-    for index, profile in enumerate(profiles):
-        name = (profile or {}).get("schedulerName") or (DEFAULT_SCHEDULER if index == 0 else None)
-        if name and name not in names:
-            names.append(name)
-    return names
-
-
-def _false(value):
-    return str(value).strip().lower() in ("false", "0", "no")
-
-
-def config_lock(config):
-    """``(namespace, name)`` of the Lease a KubeSchedulerConfiguration elects its leader with, None when it does not."""
-    election = (config or {}).get("leaderElection") or {}
-    if election.get("leaderElect") is False:
-        return None
-    return (election.get("resourceNamespace") or DEFAULT_LOCK[0], election.get("resourceName") or DEFAULT_LOCK[1])
-
-
-def flags_lock(flags):
-    """``(namespace, name)`` of the Lease kube-scheduler locks by its flags (no ``--config``), None with ``--leader-elect=false``."""
-    if _false(flags.get("leader-elect", "true")):
-        return None
-    return (flags.get("leader-elect-resource-namespace") or DEFAULT_LOCK[0], flags.get("leader-elect-resource-name") or DEFAULT_LOCK[1])
-
-
-def read_configuration(pod_spec, container, namespace, flags, get_configmap):
-    """What a scheduler's configuration tells: ``{"config", "profiles", "profiles_source", "lock"}``.
-
-    ``profiles`` is None when the configuration cannot be read through the API; ``lock`` is then taken
-    from the flags (kube-scheduler's defaults unless ``--leader-elect=false``) and ``lock_known`` is False.
-    ``get_configmap(namespace, name)`` returns the ConfigMap, or raises KubeError.
-    """
-    path = flags.get("config")
-    if not path:
-        profile = flags.get("scheduler-name") or DEFAULT_SCHEDULER
-        source = "no --config: the built-in default profile"
-        return {"config": None, "profiles": [profile], "profiles_source": source, "lock": flags_lock(flags), "lock_known": True}
-    unread = {"config": path, "profiles": None, "lock": flags_lock(flags), "lock_known": False}
-    where = config_volume(pod_spec, container, path)
-    if "node" in where:
-        return dict(unread, profiles_source=f"not readable through the API (on the node: {where['node']})")
-    if "image" in where:
-        return dict(unread, profiles_source=f"not readable through the API (in the container's image: {path})")
-    if "volume" in where:
-        return dict(unread, profiles_source=f"not readable through the API (in the volume {where['volume']}: {path})")
-    name, key = where["configmap"], where["key"]
-    source = f"ConfigMap {namespace}/{name}"
-    if not key:
-        return dict(unread, profiles_source=f"{source} has no key for {path}")
-    try:
-        configmap = get_configmap(namespace, name)
-    except KubeError as exc:
-        return dict(unread, profiles_source=f"{source} not readable: {api_reason(exc)[:200]}")
-    if configmap is None:
-        return dict(unread, profiles_source=f"{source} does not exist")
-    text = (configmap.get("data") or {}).get(key)
-    if text is None:
-        return dict(unread, profiles_source=f"{source} has no key {key}")
-    if not HAS_YAML:
-        return dict(unread, profiles_source=f"{source} key {key} not read: PyYAML is missing")
-    try:
-        config = yaml_load(text)
-    except Exception as exc:  # yaml.YAMLError, without importing yaml here
-        return dict(unread, profiles_source=f"{source} key {key} is not valid YAML: {str(exc).splitlines()[0][:200]}")
-    if not isinstance(config, dict):
-        return dict(unread, profiles_source=f"{source} key {key} is not a KubeSchedulerConfiguration")
-    return {"config": path, "profiles": config_profiles(config), "profiles_source": f"{source}, key {key}", "lock": config_lock(config), "lock_known": True}
-
-
-# --- pods, Leases ----------------------------------------------------------------------------
-
-
-def _metadata(obj):
-    return obj.get("metadata") or {}
-
-
-def key_of(obj):
-    metadata = _metadata(obj)
-    return metadata.get("namespace"), metadata.get("name")
-
-
-def pod_ready(pod):
-    condition = placement._condition(pod, "Ready")
-    return bool(condition and condition.get("status") == "True")
-
-
-def pod_running(pod):
-    return (pod.get("status") or {}).get("phase") == "Running" and not _metadata(pod).get("deletionTimestamp")
-
-
-def pod_pending(pod):
-    """Not bound to a node yet (and not finished)."""
-    return not (pod.get("spec") or {}).get("nodeName") and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
-
-
-def pod_scheduler_name(pod):
-    return (pod.get("spec") or {}).get("schedulerName") or DEFAULT_SCHEDULER
-
-
-def is_static_scheduler(pod):
-    """A mirror pod of kube-scheduler in kube-system: the kubelet's copy of a static pod."""
-    metadata = _metadata(pod)
-    return (
-        metadata.get("namespace") == SYSTEM_NAMESPACE
-        and MIRROR_POD_ANNOTATION in (metadata.get("annotations") or {})
-        and (metadata.get("labels") or {}).get(COMPONENT_LABEL) == KUBE_SCHEDULER
-    )
-
-
-def container_status(pod, name):
-    for status in (pod.get("status") or {}).get("containerStatuses") or []:
-        if status.get("name") == name:
-            return status
-    return {}
-
-
-def holder_pod_name(holder):
-    """The hostname part of a leader election identity (``<hostname>_<uuid>``): a pod's name, or a node's
-    for a static pod on the host network."""
-    if not holder:
-        return None
-    return holder.split("_", 1)[0] if "_" in holder else holder
-
-
-def lease_state(lease, now, tolerance):
-    """The Lease as reported: holder, times, and whether it is live (``placement._lease_finding``)."""
-    spec = lease.get("spec") or {}
-    finding = placement._lease_finding(lease, now, tolerance)
-    namespace, name = key_of(lease)
-    return {
-        "namespace": namespace,
-        "name": name,
-        "holder": spec.get("holderIdentity") or None,
-        "holder_pod": None,
-        "renew_time": spec.get("renewTime"),
-        "acquire_time": spec.get("acquireTime"),
-        "lease_duration_seconds": spec.get("leaseDurationSeconds"),
-        "lease_transitions": spec.get("leaseTransitions"),
-        "live": finding["running"],
-        "text": finding["text"],
-        "scheduler": None,
-        "owner": None,
-    }
-
-
-def owner_reference(obj):
-    """The controller's ownerReference of an object (or its first one), or None."""
-    references = _metadata(obj).get("ownerReferences") or []
-    return next((ref for ref in references if ref.get("controller")), references[0] if references else None)
-
-
-def pod_owner(pod, get_replicaset=None):
-    """``{"kind", "namespace", "name"}`` of the workload a pod belongs to.
-
-    A ReplicaSet's pod belongs to the ReplicaSet's Deployment (from its ownerReferences, read with
-    ``get_replicaset(namespace, name)``; when it cannot be read, the ReplicaSet's name without the
-    pod's ``pod-template-hash``). A mirror pod is a ``StaticPod`` (of the node that runs it); a pod of no
-    controller a ``Pod``.
-    """
-    metadata = _metadata(pod)
-    namespace, name = metadata.get("namespace"), metadata.get("name")
-    if MIRROR_POD_ANNOTATION in (metadata.get("annotations") or {}):
-        return {"kind": "StaticPod", "namespace": namespace, "name": name, "node": (pod.get("spec") or {}).get("nodeName")}
-    reference = owner_reference(pod)
-    if not reference:
-        return {"kind": "Pod", "namespace": namespace, "name": name}
-    if reference.get("kind") == "ReplicaSet":
-        replicaset = None
-        if get_replicaset:
-            try:
-                replicaset = get_replicaset(namespace, reference["name"])
-            except KubeError:
-                replicaset = None
-        parent = owner_reference(replicaset) if replicaset else None
-        if parent:
-            return {"kind": parent.get("kind"), "namespace": namespace, "name": parent.get("name")}
-        template_hash = (metadata.get("labels") or {}).get("pod-template-hash")
-        if replicaset is None and template_hash and reference["name"].endswith("-" + template_hash):
-            return {"kind": "Deployment", "namespace": namespace, "name": reference["name"][: -len(template_hash) - 1]}
-    return {"kind": reference.get("kind"), "namespace": namespace, "name": reference.get("name")}
-
-
-# --- the paged lists -------------------------------------------------------------------------
-
-
-RESTART = placement.RESTART
-
-
-def list_pages(kube, kind, namespace=None, page_size=DEFAULT_PAGE_SIZE, label_selector=None, field_selector=None):
-    """The items of a list, read ``page_size`` at a time with ``limit`` and ``continue``: a generator, which asks
-    for a page only once the items of the one before are consumed.
-
-    When the API server answers 410 Gone to a continue token (it expired), the list starts over from its
-    first page, once, and RESTART is yielded first so that the consumer forgets what it kept; a 410 to a first
-    page, or a second one, is raised.
-    """
-    path = Kube.path(kind, namespace=namespace)
-    token = None
-    restarted = False
-    while True:
-        query = {"limit": page_size}
-        if label_selector:
-            query["labelSelector"] = label_selector
-        if field_selector:
-            query["fieldSelector"] = field_selector
-        if token:
-            query["continue"] = token
-        try:
-            payload = kube.request("GET", path, query)
-        except KubeError as exc:
-            if token is None or restarted or exc.status != 410:
-                raise
-            restarted, token = True, None
-            yield RESTART
-            continue
-        yield from payload.get("items") or []
-        token = (payload.get("metadata") or {}).get("continue")
-        if not token:
-            return
-
-
-def collect(items):
-    """The items of ``list_pages`` as a list (what came before a restart dropped)."""
-    kept = []
-    for item in items:
-        if item is RESTART:
-            kept.clear()
-        else:
-            kept.append(item)
-    return kept
-
-
-class PodScan:
-    """What is kept of the pods, page by page: the schedulerName counts (of the counted pods), the mirror
-    pods of kube-scheduler, and the pods whose names are in ``wanted`` (Lease holders)."""
-
-    def __init__(self, wanted):
-        self.wanted = set(wanted)
-        self.reset()
-
-    def reset(self):
-        self.names = {}
-        self.static = {}
-        self.by_name = {}
-
-    def restart(self, counted):
-        """Forget what a restarted list kept: the counts when it was the counted list."""
-        if counted:
-            self.names = {}
-
-    def add(self, pod, counted=True):
-        metadata = _metadata(pod)
-        if counted:
-            name = pod_scheduler_name(pod)
-            entry = self.names.setdefault(name, {"pods": 0, "pending": 0, "pending_pods": []})
-            entry["pods"] += 1
-            if pod_pending(pod):
-                entry["pending"] += 1
-                if len(entry["pending_pods"]) < MAX_LISTED_PODS:
-                    entry["pending_pods"].append(f"{metadata.get('namespace')}/{metadata.get('name')}")
-        if is_static_scheduler(pod):
-            self.static[key_of(pod)] = pod
-        if metadata.get("name") in self.wanted:
-            self.by_name.setdefault(metadata["name"], {})[metadata.get("namespace")] = pod
-
-    def scan(self, items, counted=True):
-        for pod in items:
-            if pod is RESTART:
-                self.restart(counted)
-            else:
-                self.add(pod, counted)
-
-
-def _lookup_error(errors, what, exc):
-    if isinstance(exc, KubeError) and exc.status in (401, 403, 404):
-        errors.append(f"cannot list {what}: {api_reason(exc)[:300]}")
-        return True
-    return False
-
-
-def _safe_list(errors, what, items):
-    try:
-        return collect(items)
-    except KubeError as exc:
-        if _lookup_error(errors, what, exc):
-            return []
-        raise
 
 
 # --- the schedulers --------------------------------------------------------------------------
@@ -517,26 +107,37 @@ def _workload(kind, namespace, name, container, configuration, flags, image):
     }
 
 
+def _scheduler_of(pod_spec, namespace, get_configmap):
+    """``(container, flags, configuration)`` of the container of a pod spec that runs the scheduler."""
+    container = scheduler_container(pod_spec) or {}
+    flags = parse_flags(command_line(container))
+    return container, flags, read_configuration(pod_spec, container, namespace, flags, get_configmap)
+
+
+def _pod_fields(pod, container):
+    """What a scheduler's running pod tells of it: its node, image ID and version, readiness and restarts."""
+    status = container_status(pod, container.get("name"))
+    return {
+        "node": (pod.get("spec") or {}).get("nodeName"),
+        "image_id": status.get("imageID"),
+        "version": image_version(container.get("image"), status.get("image"), status.get("imageID")),
+        "ready": pod_ready(pod),
+        "restarts": status.get("restartCount", 0),
+    }
+
+
 def static_scheduler(pod, get_configmap):
     """A ``static_pod`` scheduler from the mirror pod of kube-scheduler, with the Lease it locks as ``_lock``."""
-    metadata = _metadata(pod)
-    spec = pod.get("spec") or {}
-    container = scheduler_container(spec) or {}
-    flags = parse_flags(command_line(container))
-    configuration = read_configuration(spec, container, metadata.get("namespace"), flags, get_configmap)
+    metadata = metadata_of(pod)
+    container, flags, configuration = _scheduler_of(pod.get("spec") or {}, metadata.get("namespace"), get_configmap)
     annotated = [name.strip() for name in ((metadata.get("annotations") or {}).get(STATIC_PROFILES_ANNOTATION) or "").split(",") if name.strip()]
     if configuration["profiles"] is None and annotated:
         # The file is on the node: the main_scheduler role wrote its profiles beside its sha256 on the pod.
         source = f"annotation {STATIC_PROFILES_ANNOTATION} (the file is on the node: {configuration['config']})"
         configuration = dict(configuration, profiles=annotated, profiles_source=source)
-    status = container_status(pod, container.get("name"))
     entry = _workload(KIND_STATIC, metadata.get("namespace"), metadata.get("name"), container, configuration, flags, container.get("image"))
     entry.update(
-        node=spec.get("nodeName"),
-        image_id=status.get("imageID"),
-        version=image_version(container.get("image"), status.get("image"), status.get("imageID")),
-        ready=pod_ready(pod),
-        restarts=status.get("restartCount", 0),
+        _pod_fields(pod, container),
         phase=(pod.get("status") or {}).get("phase"),
         # a kube-scheduler whose profiles cannot be read is taken to serve the default profile, as kubeadm's does
         serves=list(configuration["profiles"] or [DEFAULT_SCHEDULER]),
@@ -547,41 +148,31 @@ def static_scheduler(pod, get_configmap):
 
 def deployment_scheduler(deployment, get_configmap):
     """A ``deployment`` scheduler from a Deployment of this collection, with the Lease it locks as ``_lock``."""
-    metadata = _metadata(deployment)
+    metadata = metadata_of(deployment)
     template = ((deployment.get("spec") or {}).get("template") or {}).get("spec") or {}
-    container = scheduler_container(template) or {}
-    flags = parse_flags(command_line(container))
-    configuration = read_configuration(template, container, metadata.get("namespace"), flags, get_configmap)
+    container, flags, configuration = _scheduler_of(template, metadata.get("namespace"), get_configmap)
     status = deployment.get("status") or {}
     ready = status.get("readyReplicas") or 0
     entry = _workload(KIND_DEPLOYMENT, metadata.get("namespace"), metadata.get("name"), container, configuration, flags, container.get("image"))
-    served = placement.served_names(deployment)
+    served = served_names(deployment)
     entry.update(
         replicas=(deployment.get("spec") or {}).get("replicas", 1),
         ready_replicas=ready,
         ready=ready >= 1,
         serves=list(dict.fromkeys(served + list(configuration["profiles"] or []))),
     )
-    entry["_lock"] = placement.lock_lease(deployment) or (configuration["lock"] if configuration["lock_known"] else None)
+    entry["_lock"] = lock_lease(deployment) or (configuration["lock"] if configuration["lock_known"] else None)
     return entry
 
 
 def holder_scheduler(lease, pod, owner, get_configmap):
     """A ``lease_holder`` scheduler: the workload of the running pod that holds a scheduler's Lease."""
-    metadata = _metadata(pod)
-    spec = pod.get("spec") or {}
-    container = scheduler_container(spec) or {}
-    flags = parse_flags(command_line(container))
-    configuration = read_configuration(spec, container, metadata.get("namespace"), flags, get_configmap)
-    status = container_status(pod, container.get("name"))
+    metadata = metadata_of(pod)
+    container, flags, configuration = _scheduler_of(pod.get("spec") or {}, metadata.get("namespace"), get_configmap)
     name = owner["name"] if owner["kind"] not in ("Pod", "StaticPod") else metadata.get("name")
     entry = _workload(KIND_LEASE_HOLDER, metadata.get("namespace"), name, container, configuration, flags, container.get("image"))
     entry.update(
-        node=spec.get("nodeName"),
-        image_id=status.get("imageID"),
-        version=image_version(container.get("image"), status.get("image"), status.get("imageID")),
-        ready=pod_ready(pod),
-        restarts=status.get("restartCount", 0),
+        _pod_fields(pod, container),
         pod=metadata.get("name"),
         owner=owner,
         # what it serves: its profiles when they can be read, else the name of its Lease
@@ -607,7 +198,7 @@ def is_scheduler_lease(lease, pod, asked_names):
         return True
     if pod is None:
         return False
-    return any(_runs_scheduler(container) for container in (pod.get("spec") or {}).get("containers") or [])
+    return any(runs_scheduler(container) for container in (pod.get("spec") or {}).get("containers") or [])
 
 
 def _attach_lease(entry, leases_by_key):
@@ -658,7 +249,7 @@ def assemble(leases, deployments, scan, now, tolerance, get_configmap, get_repli
         reference = {"kind": entry["kind"], "namespace": entry["namespace"], "name": entry["name"]}
         if lease["scheduler"] is None:
             lease["scheduler"] = reference
-        holder = holder_pod_name(lease["holder"])
+        holder = holder_pod(lease["holder"])
         if entry["kind"] == KIND_STATIC:
             entry["leader"] = holder is not None and holder == entry["node"] and lease["live"]
             if holder == entry["node"]:
@@ -688,7 +279,7 @@ def assemble(leases, deployments, scan, now, tolerance, get_configmap, get_repli
         if key in reported:
             continue
         lease = states[key]
-        holder = holder_pod_name(lease["holder"])
+        holder = holder_pod(lease["holder"])
         pod = find_pod(scan.by_name, holder, key[0]) if holder else None
         if pod is not None and not pod_running(pod):
             pod = None
@@ -734,7 +325,7 @@ def _warn_lock_taken(schedulers, static_nodes, errors):
         lease = entry["lease"]
         if entry["kind"] != KIND_STATIC or not lease or not lease.get("live"):
             continue
-        if holder_pod_name(lease["holder"]) not in static_nodes:
+        if holder_pod(lease["holder"]) not in static_nodes:
             errors.append(
                 f"Lease {lease['namespace']}/{lease['name']}, the lock of the kube-scheduler static pods, is held by {lease['holder']}, "
                 "not by one of their nodes: another scheduler elects its leader with the default scheduler's Lease"
@@ -820,79 +411,3 @@ def default_scheduler(schedulers, lease):
         "holder": chosen["lease"].get("holder") if chosen["lease"] else None,
         "note": None,
     }
-
-
-# --- the module ------------------------------------------------------------------------------
-
-
-def gather(kube, namespace=None, page_size=DEFAULT_PAGE_SIZE, now=None, tolerance=None):
-    """Read the cluster (see the module's docstring for the lists) and return the module's answer.
-
-    ``now`` is the time the Leases are judged by (this host's clock, with CLOCK_TOLERANCE of slack, by default).
-    """
-    if now is None:
-        now, tolerance = utc_now(), CLOCK_TOLERANCE
-    tolerance = timedelta(0) if tolerance is None else tolerance
-    errors = []
-    leases = _safe_list(errors, "Leases", list_pages(kube, "Lease", page_size=page_size, field_selector=f"metadata.namespace!={NODE_LEASE_NAMESPACE}"))
-    deployments = _safe_list(errors, "Deployments", list_pages(kube, "Deployment", page_size=page_size, label_selector=SCHEDULER_LABEL))
-    holders = {}
-    for lease in leases:
-        if key_of(lease)[0] == NODE_LEASE_NAMESPACE or APISERVER_IDENTITY_LABEL in (_metadata(lease).get("labels") or {}):
-            continue
-        holder = holder_pod_name((lease.get("spec") or {}).get("holderIdentity"))
-        if holder:
-            holders[holder] = key_of(lease)[0]
-    scan = PodScan(holders)
-    try:
-        scan.scan(list_pages(kube, "Pod", namespace, page_size=page_size))
-        if namespace and namespace != SYSTEM_NAMESPACE:
-            scan.scan(list_pages(kube, "Pod", SYSTEM_NAMESPACE, page_size=page_size), counted=False)
-            nodes = {(pod.get("spec") or {}).get("nodeName") for pod in scan.static.values()}
-            for holder in sorted(set(holders) - set(scan.by_name) - nodes):
-                scan.scan(list_pages(kube, "Pod", page_size=page_size, field_selector=f"metadata.name={holder}"), counted=False)
-    except KubeError as exc:
-        if not _lookup_error(errors, f"pods{f' in namespace {namespace}' if namespace else ''}", exc):
-            raise
-    cache = {}
-
-    def cached_get(kind):
-        """A reader of one kind that asks the API server once per object and repeats its error."""
-
-        def get(ns, name):
-            if (kind, ns, name) not in cache:
-                try:
-                    cache[(kind, ns, name)] = (kube.get(kind, name, ns), None)
-                except KubeError as exc:
-                    cache[(kind, ns, name)] = (None, exc)
-            found, error = cache[(kind, ns, name)]
-            if error is not None:
-                raise error
-            return found
-
-        return get
-
-    get_configmap, get_replicaset = cached_get("ConfigMap"), cached_get("ReplicaSet")
-
-    return assemble(leases, deployments, scan, now, tolerance, get_configmap, get_replicaset, errors)
-
-
-def check_params(params):
-    """Why these module parameters cannot be run, or None."""
-    if params.get("page_size") is not None and params["page_size"] < 1:
-        return f"page_size must be 1 or more, got {params['page_size']}"
-    return None
-
-
-def run(connect, params, check_mode=False, diff=False):
-    """The ``scheduler_info`` module: read-only, so check and diff mode change nothing."""
-    problem = check_params(params)
-    if problem:
-        return {"changed": False, "msg": problem}
-    kube = Kube(connect())
-    result = gather(kube, params.get("namespace"), params.get("page_size") or DEFAULT_PAGE_SIZE)
-    result["changed"] = False
-    result["api_requests"] = kube.requests
-    if result["errors"]:
-        result["warnings"] = list(result["errors"])
-    return result

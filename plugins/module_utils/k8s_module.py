@@ -56,7 +56,7 @@ def api_client(module):
     return api
 
 
-def api_error_status(exc):
+def api_error_status(exc: BaseException) -> int | None:
     """The HTTP status of a kubernetes client ApiException (duck-typed), or None."""
     status = getattr(exc, "status", None)
     return status if isinstance(status, int) else None

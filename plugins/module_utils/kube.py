@@ -17,6 +17,8 @@ import json
 import re
 from urllib.parse import quote, urlencode
 
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.client import ServerClock, pages
+
 MANAGER = "kubesched.scheduler"
 TIMEOUT = 30
 
@@ -104,12 +106,14 @@ def api_reason(exc):
 
 
 class Kube:
-    """REST calls by kind, on dicts, through an ApiClient's connection pool; counts the requests it makes."""
+    """REST calls by kind, on dicts, through an ApiClient's connection pool; counts the requests it makes and keeps
+    the API server's clock from the Date header of its answers (``clock.server_now()``)."""
 
     def __init__(self, api, manager=MANAGER):
         self.api = api
         self.manager = manager
         self.requests = 0
+        self.clock = ServerClock()
 
     @staticmethod
     def path(kind, name=None, namespace=None, subresource=None, api_version=None):
@@ -142,6 +146,7 @@ class Kube:
             method, url, body=json.dumps(body) if body is not None else None, headers=headers, timeout=TIMEOUT, preload_content=True
         )
         data = response.data.decode("utf-8", "replace") if response.data else ""
+        self.clock.saw_date((getattr(response, "headers", None) or {}).get("Date"))
         if not 200 <= response.status <= 299:
             raise KubeError(response.status, response.reason, data)
         if raw:
@@ -161,6 +166,17 @@ class Kube:
         """The items of a kind: in a namespace, or in all namespaces (namespaced kinds) when namespace is None."""
         query = {key: value for key, value in (("labelSelector", label_selector), ("fieldSelector", field_selector)) if value} or None
         return self.request("GET", self.path(kind, namespace=namespace), query).get("items") or []
+
+    def list_pages(self, kind, namespace=None, page_size=500, label_selector=None, field_selector=None):
+        """The items of a list, read ``page_size`` at a time with ``limit`` and ``continue`` (see client.pages: RESTART
+        is yielded when an expired continue token makes the list start over)."""
+        path = self.path(kind, namespace=namespace)
+        selectors = {key: value for key, value in (("labelSelector", label_selector), ("fieldSelector", field_selector)) if value}
+
+        def read_page(token):
+            return self.request("GET", path, dict({"limit": page_size}, **selectors, **({"continue": token} if token else {})))
+
+        return pages(read_page)
 
     def apply(self, obj, dry_run=False):
         """Server-side apply of ``obj`` (forcing conflicts, as the collection owns its fields); the object after."""

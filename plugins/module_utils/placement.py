@@ -4,7 +4,7 @@
 
 The functions work on API objects as plain dicts, shaped exactly like the JSON the API server
 returns (camelCase keys), so they can be tested without a cluster. The few ``fetch_*`` functions
-are the only ones that talk to the API; ``gather`` is one poll and makes a fixed number of lists
+of placement_gather.py are the only ones that talk to the API; its ``gather`` is one poll and makes a fixed number of lists
 whatever the number of pods:
 
 * one pod list (per namespace, or one for all namespaces);
@@ -27,27 +27,11 @@ Events are joined to pods by UID (``involvedObject.uid`` / ``regarding.uid``), n
 
 from __future__ import annotations
 
-import json
-import re
-import time
-from datetime import datetime, timedelta, timezone
-from email.utils import parsedate_to_datetime
+from datetime import datetime, timezone
 
-from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import api_error_status, describe_api_error
-
-try:
-    from kubernetes import client as k8s_client
-except ImportError:  # kubernetes.core's module setup reports the missing library before any call
-    k8s_client = None
-
-DEFAULT_SCHEDULER = "default-scheduler"
-SCHEDULER_LABEL = "kubesched.io/scheduler-name"
-# set by the deploy role on the scheduler's Deployment: every profile's schedulerName, comma-separated,
-# and the Lease of its leader election as <namespace>/<name> (absent when leader election is off)
-PROFILES_ANNOTATION = "kubesched.io/scheduler-profiles"
-LEASE_ANNOTATION = "kubesched.io/scheduler-lease"
-NODE_LEASE_NAMESPACE = "kube-node-lease"
-MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.client import RESTART
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.predicates import parse_time, pod_condition
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.serving import DEFAULT_SCHEDULER, MIRROR_POD_ANNOTATION
 
 EVIDENCE_EVENT = "event"
 EVIDENCE_POD = "pod"
@@ -70,79 +54,9 @@ MAX_LISTED_GROUPS = 10
 NOT_FOUND = "pod not found"
 
 DEFAULT_PAGE_SIZE = 500
-# Slack given to a Lease when it is judged by this host's clock, which may be behind or ahead of the
-# API server's; none is needed with the server's own time (the Date header of its answers).
-CLOCK_TOLERANCE = timedelta(seconds=5)
-
-
-class _Restart:
-    """What a list yields when it starts over from its first page (see list_items)."""
-
-    def __repr__(self):
-        return "RESTART"
-
-
-RESTART = _Restart()
-
-
-def utc_now():
-    return datetime.now(timezone.utc)
-
-
-# looked up when called, so that tests can replace them with a fake clock
-monotonic = time.monotonic
-sleep = time.sleep
-
-_TIME_RE = re.compile(r"^(?P<base>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(?P<frac>\d+))?(?P<tz>Z|[+-]\d{2}:?\d{2})?$")
 
 
 # --- small helpers ---------------------------------------------------------------------------
-
-
-def parse_time(value):
-    """An RFC 3339 API timestamp (Time or MicroTime) as an aware datetime; None when absent or unreadable."""
-    if not value or not isinstance(value, str):
-        return None
-    match = _TIME_RE.match(value.strip())
-    if not match:
-        return None
-    moment = datetime.strptime(match.group("base"), "%Y-%m-%dT%H:%M:%S")
-    frac = match.group("frac")
-    if frac:
-        moment = moment.replace(microsecond=int(frac[:6].ljust(6, "0")))
-    tz = match.group("tz")
-    if tz in (None, "Z"):
-        return moment.replace(tzinfo=timezone.utc)
-    sign = 1 if tz[0] == "+" else -1
-    digits = tz[1:].replace(":", "")
-    offset = timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
-    return moment.replace(tzinfo=timezone(sign * offset))
-
-
-def parse_http_date(value):
-    """An HTTP Date header (RFC 9110, such as ``Sun, 30 Nov 2025 07:48:00 GMT``) as an aware datetime; None when absent or unreadable."""
-    if not value or not isinstance(value, str):
-        return None
-    try:
-        moment = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
-def duration_text(seconds):
-    """A number of seconds in words: ``95s``, ``12m5s``, ``3h2m``, ``4d7h``."""
-    seconds = max(0, int(seconds))
-    if seconds < 120:
-        return f"{seconds}s"
-    minutes, seconds = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes}m{seconds}s" if seconds else f"{minutes}m"
-    hours, minutes = divmod(minutes, 60)
-    if hours < 48:
-        return f"{hours}h{minutes}m" if minutes else f"{hours}h"
-    days, hours = divmod(hours, 24)
-    return f"{days}d{hours}h" if hours else f"{days}d"
 
 
 def _sort_key(value):
@@ -156,14 +70,22 @@ def join_selectors(selectors):
     return ",".join(parts) or None
 
 
-def _condition(pod, condition_type):
-    for condition in (pod.get("status") or {}).get("conditions") or []:
-        if condition.get("type") == condition_type:
-            return condition
-    return None
-
-
 # --- events ----------------------------------------------------------------------------------
+
+
+# Where each Event API keeps what normalize_event reads: the pod, the message, the source, the reporting component,
+# the times (newest first) and the count.
+EVENT_FIELDS = {
+    "events.k8s.io/v1": (
+        "regarding",
+        "note",
+        "deprecatedSource",
+        "reportingController",
+        ("deprecatedLastTimestamp", "eventTime", "deprecatedFirstTimestamp"),
+        "deprecatedCount",
+    ),
+    "v1": ("involvedObject", "message", "source", "reportingComponent", ("lastTimestamp", "eventTime", "firstTimestamp"), "count"),
+}
 
 
 def normalize_event(event):
@@ -173,22 +95,13 @@ def normalize_event(event):
     reporting scheduler), ``time`` (the latest observation, as the API wrote it), ``message``,
     ``count`` and ``api``; None for an event about something other than a pod.
     """
-    if "regarding" in event or "reportingController" in event or "note" in event:
-        api = "events.k8s.io/v1"
-        ref = event.get("regarding") or {}
-        message = event.get("note")
-        source = event.get("deprecatedSource") or {}
-        component = event.get("reportingController") or source.get("component")
-        times = ("deprecatedLastTimestamp", "eventTime", "deprecatedFirstTimestamp")
-        count = event.get("deprecatedCount")
-    else:
-        api = "v1"
-        ref = event.get("involvedObject") or {}
-        message = event.get("message")
-        source = event.get("source") or {}
-        component = event.get("reportingComponent") or source.get("component")
-        times = ("lastTimestamp", "eventTime", "firstTimestamp")
-        count = event.get("count")
+    api = "events.k8s.io/v1" if "regarding" in event or "reportingController" in event or "note" in event else "v1"
+    regarding, note, deprecated_source, reporter, times, counted = EVENT_FIELDS[api]
+    ref = event.get(regarding) or {}
+    message = event.get(note)
+    source = event.get(deprecated_source) or {}
+    component = event.get(reporter) or source.get("component")
+    count = event.get(counted)
     uid = ref.get("uid")
     if not uid or ref.get("kind", "Pod") != "Pod":
         return None
@@ -238,7 +151,7 @@ def is_scheduled(pod):
     """True when the pod is bound: spec.nodeName is set or its PodScheduled condition is True."""
     if (pod.get("spec") or {}).get("nodeName"):
         return True
-    condition = _condition(pod, "PodScheduled")
+    condition = pod_condition(pod, "PodScheduled")
     return bool(condition and condition.get("status") == "True")
 
 
@@ -255,7 +168,7 @@ def node_name_preset(pod):
     metadata = pod.get("metadata") or {}
     if MIRROR_POD_ANNOTATION in (metadata.get("annotations") or {}):
         return True
-    condition = _condition(pod, "PodScheduled")
+    condition = pod_condition(pod, "PodScheduled")
     if (not condition or condition.get("status") != "True") and not rejected_by_kubelet(pod):
         return True
     for entry in metadata.get("managedFields") or []:
@@ -286,7 +199,7 @@ def pod_record(pod):
     spec = pod.get("spec") or {}
     status = pod.get("status") or {}
     node = spec.get("nodeName") or None
-    condition = _condition(pod, "PodScheduled")
+    condition = pod_condition(pod, "PodScheduled")
     record = {
         "namespace": metadata.get("namespace"),
         "name": metadata.get("name"),
@@ -380,94 +293,6 @@ def schedulers_to_look_up(records):
 
 
 # --- who serves a schedulerName --------------------------------------------------------------
-
-
-def served_names(deployment):
-    """The schedulerNames a scheduler's Deployment serves: its kubesched.io/scheduler-name label and
-    the profiles listed by its kubesched.io/scheduler-profiles annotation. Empty without the label."""
-    metadata = deployment.get("metadata") or {}
-    label = (metadata.get("labels") or {}).get(SCHEDULER_LABEL)
-    if not label:
-        return []
-    profiles = ((metadata.get("annotations") or {}).get(PROFILES_ANNOTATION) or "").split(",")
-    return [label] + [name for name in dict.fromkeys(part.strip() for part in profiles) if name and name != label]
-
-
-def lock_lease(deployment):
-    """``(namespace, name)`` of the Lease a scheduler's Deployment says it locks, or None."""
-    value = ((deployment.get("metadata") or {}).get("annotations") or {}).get(LEASE_ANNOTATION) or ""
-    namespace, dummy, name = value.strip().partition("/")
-    return (namespace, name) if namespace and name else None
-
-
-def _lease_finding(lease, now, tolerance):
-    """A Lease's finding: live when it has a holder and renewTime + leaseDurationSeconds is not past ``now``."""
-    metadata = lease.get("metadata") or {}
-    spec = lease.get("spec") or {}
-    where = f"Lease {metadata.get('namespace')}/{metadata.get('name')}"
-    holder, renewed = spec.get("holderIdentity"), spec.get("renewTime")
-    renew_time = parse_time(renewed)
-    if not holder:
-        text = f"{where} has no holder" + (f" (last renewed {renewed})" if renewed else "")
-        return {"kind": "Lease", "running": False, "text": text}
-    if renew_time is None:
-        return {"kind": "Lease", "running": False, "text": f"{where} held by {holder} was never renewed"}
-    expiry = renew_time + timedelta(seconds=spec.get("leaseDurationSeconds") or 0)
-    if now - expiry <= tolerance:
-        return {"kind": "Lease", "running": True, "text": f"{where} held by {holder} (renewed {renewed})"}
-    late = duration_text((now - expiry).total_seconds())
-    return {"kind": "Lease", "running": False, "text": f"{where} held by {holder} last renewed {renewed}, expired {late} ago"}
-
-
-def _deployment_finding(deployment, name):
-    """A Deployment's finding: running when at least one replica is ready."""
-    metadata = deployment.get("metadata") or {}
-    label = (metadata.get("labels") or {}).get(SCHEDULER_LABEL)
-    wanted = (deployment.get("spec") or {}).get("replicas", 1)
-    ready = (deployment.get("status") or {}).get("readyReplicas") or 0
-    text = f"Deployment {metadata.get('namespace')}/{metadata.get('name')}"
-    if label != name:
-        text += f" of scheduler {label}"
-    return {"kind": "Deployment", "running": ready >= 1, "text": f"{text} ({ready}/{wanted} ready)"}
-
-
-def scheduler_presence(names, leases=None, deployments=None, now=None):
-    """What was found for each schedulerName: ``{name: [finding, ...]}``, an empty list when nothing.
-
-    A finding is ``{"kind": "Lease" or "Deployment", "running": bool, "text": str}``, Leases first. It
-    is made of a Lease named after the scheduler in any namespace but kube-node-lease (its leader
-    election lock), a Deployment labelled ``kubesched.io/scheduler-name`` with the name or listing it
-    among the profiles of its ``kubesched.io/scheduler-profiles`` annotation, and the lock Lease such
-    a Deployment names in its ``kubesched.io/scheduler-lease`` annotation.
-
-    A Lease runs when it has a holder and ``renewTime + leaseDurationSeconds`` is not past ``now``, the
-    API server's time; when ``now`` is None, this host's UTC clock is used instead, with
-    CLOCK_TOLERANCE of slack. A Deployment runs when ``status.readyReplicas`` is 1 or more.
-    """
-    if now is None:
-        now, tolerance = utc_now(), CLOCK_TOLERANCE
-    else:
-        tolerance = timedelta(0)
-    lease_findings = {name: [] for name in names}
-    deployment_findings = {name: [] for name in names}
-    locks = {name: set() for name in names}
-    for deployment in deployments or []:
-        served = served_names(deployment)
-        lock = lock_lease(deployment)
-        for name in names:
-            if name in served:
-                deployment_findings[name].append(_deployment_finding(deployment, name))
-                if lock:
-                    locks[name].add(lock)
-    for lease in leases or []:
-        metadata = lease.get("metadata") or {}
-        key = (metadata.get("namespace"), metadata.get("name"))
-        if key[0] == NODE_LEASE_NAMESPACE:
-            continue
-        for name in names:
-            if key[1] == name or key in locks[name]:
-                lease_findings[name].append(_lease_finding(lease, now, tolerance))
-    return {name: lease_findings[name] + deployment_findings[name] for name in names}
 
 
 def unserved_message(scheduler_name):
@@ -650,340 +475,3 @@ def unmet_message(unmet, total, timed_out_after=None):
     if timed_out_after is not None:
         head = f"Timed out after {timed_out_after}s: {head[0].lower()}{head[1:]}"
     return head + body
-
-
-def poll_until(poll, check, timeout, interval, clock=None, sleeper=None):
-    """Call ``poll()`` until ``check(result)`` returns nothing or ``timeout`` seconds have passed.
-
-    Sleeps ``interval`` seconds between two polls. Returns ``(result, unmet, attempts, timed_out)``.
-    ``clock`` and ``sleeper`` default to this module's ``monotonic`` and ``sleep``.
-    """
-    clock = clock or monotonic
-    sleeper = sleeper or sleep
-    deadline = clock() + timeout
-    attempts = 0
-    while True:
-        attempts += 1
-        result = poll()
-        unmet = check(result)
-        if not unmet:
-            return result, unmet, attempts, False
-        remaining = deadline - clock()
-        if remaining <= 0:
-            return result, unmet, attempts, True
-        sleeper(min(interval, remaining) if interval > 0 else remaining)
-
-
-# --- API access ------------------------------------------------------------------------------
-
-
-class Cluster:
-    """What the fetchers list with: the API client, the number of items per page, and the API server's
-    clock as the Date header of its latest answer tells it."""
-
-    def __init__(self, client, page_size=DEFAULT_PAGE_SIZE):
-        self.client = client
-        self.page_size = page_size
-        self._date = None  # (the latest Date header, monotonic() when it came)
-
-    def saw_date(self, header):
-        moment = parse_http_date(header)
-        if moment is not None:
-            self._date = (moment, monotonic())
-
-    def server_now(self):
-        """The API server's time now (its latest Date header plus the time since), or None before any Date."""
-        if self._date is None:
-            return None
-        moment, seen_at = self._date
-        return moment + timedelta(seconds=max(0.0, monotonic() - seen_at))
-
-
-def as_cluster(api):
-    """A Cluster for a bare ``kubernetes.client.ApiClient``, with the default page size."""
-    return api if isinstance(api, Cluster) else Cluster(api)
-
-
-def _list_page(cluster, method, args, kwargs, token):
-    """One page of a list call, as the API's JSON (no model objects: cheaper for thousands of pods)."""
-    options = dict(kwargs, limit=cluster.page_size)
-    if token:
-        options["_continue"] = token
-    response = method(*args, _preload_content=False, **options)
-    try:
-        payload = json.loads(response.data)
-        cluster.saw_date((getattr(response, "headers", None) or {}).get("Date"))
-    finally:
-        release = getattr(response, "release_conn", None)
-        if release:
-            release()
-    return payload
-
-
-def list_items(cluster, method, *args, **kwargs):
-    """The items of a list call, read ``cluster.page_size`` at a time with ``limit`` and ``continue``.
-
-    A generator, which asks for the next page only once the items of the current one are consumed.
-    When the API server answers 410 Gone to a continue token (it expired: etcd compacted the revision
-    the list was reading, typically after five minutes), the list starts over from its first page,
-    once: RESTART is yielded first, so that the consumer forgets what it kept. A 410 to a first page,
-    or a second one, is raised.
-    """
-    token = None
-    restarted = False
-    while True:
-        try:
-            payload = _list_page(cluster, method, args, kwargs, token)
-        except Exception as exc:  # the client's ApiException, without importing it here
-            if token is None or restarted or api_error_status(exc) != 410:
-                raise
-            payload = None  # the continue token expired: start over
-        if payload is None:
-            restarted, token = True, None
-            yield RESTART
-            continue
-        yield from payload.get("items") or []
-        token = (payload.get("metadata") or {}).get("continue")
-        if not token:
-            return
-
-
-def fetch_pods(api, namespace=None, label_selector=None, field_selector=None):
-    """The pods, page by page: in a namespace, or in all namespaces when namespace is None."""
-    cluster = as_cluster(api)
-    core = k8s_client.CoreV1Api(cluster.client)
-    kwargs = {key: value for key, value in (("label_selector", label_selector), ("field_selector", field_selector)) if value}
-    if namespace:
-        return list_items(cluster, core.list_namespaced_pod, namespace, **kwargs)
-    return list_items(cluster, core.list_pod_for_all_namespaces, **kwargs)
-
-
-def event_field_selector(reason, pod_name=None):
-    selector = f"involvedObject.kind=Pod,reason={reason}"
-    if pod_name:
-        selector += f",involvedObject.name={pod_name}"
-    return selector
-
-
-def fetch_events(api, namespace=None, reason="Scheduled", pod_name=None):
-    """The core/v1 events of pods, page by page, filtered by reason on the server (events.k8s.io/v1 events included)."""
-    cluster = as_cluster(api)
-    core = k8s_client.CoreV1Api(cluster.client)
-    selector = event_field_selector(reason, pod_name)
-    if namespace:
-        return list_items(cluster, core.list_namespaced_event, namespace, field_selector=selector)
-    return list_items(cluster, core.list_event_for_all_namespaces, field_selector=selector)
-
-
-def lease_field_selector(names):
-    selector = f"metadata.namespace!={NODE_LEASE_NAMESPACE}"
-    if len(names) == 1:
-        selector = f"metadata.name={names[0]}," + selector
-    return selector
-
-
-def fetch_leases(api, names):
-    """The Leases of all namespaces but kube-node-lease, page by page (by name when there is one name)."""
-    cluster = as_cluster(api)
-    coordination = k8s_client.CoordinationV1Api(cluster.client)
-    return list_items(cluster, coordination.list_lease_for_all_namespaces, field_selector=lease_field_selector(names))
-
-
-def fetch_deployments(api, names):
-    """The Deployments of all namespaces that have a kubesched.io/scheduler-name label, page by page.
-
-    Any value: a Deployment serves the profiles its annotation lists too, which no label selector can
-    match; ``names`` are matched by the caller.
-    """
-    cluster = as_cluster(api)
-    apps = k8s_client.AppsV1Api(cluster.client)
-    return list_items(cluster, apps.list_deployment_for_all_namespaces, label_selector=SCHEDULER_LABEL)
-
-
-def _lookup(fetch, api, names, what, errors, keep):
-    """The items of ``fetch(api, names)`` for which ``keep(item)`` holds, or [] with an error in
-    ``errors`` when the list is not allowed."""
-    kept = []
-    try:
-        for item in fetch(api, names):
-            if item is RESTART:
-                kept.clear()
-            elif keep(item):
-                kept.append(item)
-    except Exception as exc:  # the client's ApiException, without importing it here
-        if api_error_status(exc) in (401, 403, 404):
-            errors.append(f"cannot list {what}: {describe_api_error(exc)}")
-            return []
-        raise
-    return kept
-
-
-def _metadata_key(item):
-    metadata = item.get("metadata") or {}
-    return metadata.get("namespace"), metadata.get("name")
-
-
-def look_up_schedulers(api, names, errors):
-    """What runs for these schedulerNames (see scheduler_presence), judged by the API server's time.
-
-    One Lease list (by name when there is one name) and one Deployment list; then, when a Deployment
-    that serves one of the names locks a Lease of another name, one more Lease list for those.
-    """
-    cluster = as_cluster(api)
-    wanted = set(names)
-    known_errors = len(errors)
-    leases = _lookup(fetch_leases, cluster, names, "Leases", errors, lambda lease: _metadata_key(lease)[1] in wanted)
-    leases_failed = len(errors) > known_errors
-    deployments = _lookup(fetch_deployments, cluster, names, "Deployments", errors, lambda deployment: wanted.intersection(served_names(deployment)))
-    locks = {lock_lease(deployment) for deployment in deployments} - {None}
-    others = sorted({name for _namespace, name in locks if name not in wanted})
-    if others and not leases_failed:
-        leases += _lookup(fetch_leases, cluster, others, "Leases", errors, lambda lease: _metadata_key(lease) in locks)
-    return scheduler_presence(names, leases, deployments, now=cluster.server_now())
-
-
-STATIC_SELECTOR = "component=kube-scheduler"
-SYSTEM_NAMESPACE = "kube-system"
-
-
-def fetch_static_schedulers(api, names):
-    """The pods of kube-system labelled component=kube-scheduler (kubeadm's static Pod of the cluster's own scheduler), page by page."""
-    return fetch_pods(api, SYSTEM_NAMESPACE, STATIC_SELECTOR)
-
-
-def static_profiles(pod):
-    """The schedulerNames a static kube-scheduler serves: those the main_scheduler role noted on it, else its
-    --scheduler-name or the default profile (kubeadm's kube-scheduler, or one whose configuration is on its node)."""
-    metadata = pod.get("metadata") or {}
-    noted = [name.strip() for name in ((metadata.get("annotations") or {}).get(PROFILES_ANNOTATION) or "").split(",") if name.strip()]
-    if noted:
-        return noted
-    for container in (pod.get("spec") or {}).get("containers") or []:
-        for argument in (container.get("command") or []) + (container.get("args") or []):
-            if argument.startswith("--scheduler-name="):
-                return [argument.split("=", 1)[1]]
-    return [DEFAULT_SCHEDULER]
-
-
-def look_up_processes(api, names, errors):
-    """``{schedulerName: process}`` for the processes that serve any of ``names``: a Deployment of this collection
-    (``Deployment <namespace>/<name>``, every profile its annotation lists) or the cluster's own static kube-scheduler
-    (``static Pod kube-system/<mirror pod>[, ...]``, the profiles of static_profiles). One Deployment list and one list
-    of kube-system's kube-scheduler pods."""
-    cluster = as_cluster(api)
-    wanted = set(names)
-    processes = {}
-    for deployment in _lookup(fetch_deployments, cluster, names, "Deployments", errors, lambda item: wanted.intersection(served_names(item))):
-        namespace, name = _metadata_key(deployment)
-        for profile in served_names(deployment):
-            processes.setdefault(profile, f"Deployment {namespace}/{name}")
-
-    def mirror(pod):
-        return MIRROR_POD_ANNOTATION in ((pod.get("metadata") or {}).get("annotations") or {})
-
-    static = {}
-    for pod in _lookup(fetch_static_schedulers, cluster, names, "the pods of kube-system", errors, mirror):
-        static.setdefault(tuple(static_profiles(pod)), []).append(_metadata_key(pod)[1])
-    for profiles, pods in static.items():
-        for profile in profiles:
-            processes.setdefault(profile, f"static Pod {SYSTEM_NAMESPACE}/{', '.join(sorted(pods))}")
-    return processes
-
-
-def gather(api, namespace=None, names=None, label_selectors=None, field_selectors=None, page_size=None):
-    """One poll: the placement records of the selected pods.
-
-    Lists pods once, events at most twice (only the reasons some selected pod needs), and Leases and
-    Deployments only when a pending pod has no evidence at all (see look_up_schedulers). Each list is
-    read page by page (``page_size`` items, or the Cluster's when ``api`` is one) and each page is
-    reduced before the next: pods to records, events to the latest one per selected pod.
-    """
-    cluster = api if isinstance(api, Cluster) else Cluster(api, page_size or DEFAULT_PAGE_SIZE)
-    names = sorted(set(names or []))
-    field_selector_parts = list(field_selectors or [])
-    if len(names) == 1:
-        field_selector_parts.append(f"metadata.name={names[0]}")
-    wanted = set(names)
-    records = []
-    for pod in fetch_pods(cluster, namespace, join_selectors(label_selectors), join_selectors(field_selector_parts)):
-        if pod is RESTART:
-            records.clear()
-        elif not wanted or (pod.get("metadata") or {}).get("name") in wanted:
-            records.append(pod_record(pod))
-    pod_name = names[0] if len(names) == 1 else None
-    scheduled_events = {}
-    failed_events = {}
-    bound = {record["uid"] for record in records if needs_scheduled_event(record)}
-    if bound:
-        scheduled_events = latest_events_by_uid(fetch_events(cluster, namespace, "Scheduled", pod_name), "Scheduled", bound)
-    pending = {record["uid"] for record in records if not record["scheduled"]}
-    if pending:
-        failed_events = latest_events_by_uid(fetch_events(cluster, namespace, REASON_FAILED, pod_name), REASON_FAILED, pending)
-    for record in records:
-        apply_events(record, scheduled_events, failed_events)
-    records.sort(key=lambda record: (record["namespace"] or "", record["name"] or ""))
-    lookup = schedulers_to_look_up(records)
-    presence = {}
-    errors = []
-    if lookup:
-        presence = look_up_schedulers(cluster, lookup, errors)
-    return explain_waiting(records, presence, errors)
-
-
-def check_params(params):
-    """Why these module parameters cannot be run, or None."""
-    if params.get("state") == "pending" and params.get("nodes"):
-        return "nodes cannot be combined with state=pending: a pending pod is on no node"
-    if params.get("wait") and not has_expectations(params.get("scheduler_name"), params.get("state"), params.get("nodes")):
-        return "wait=true needs at least one of scheduler_name, state or nodes to wait for"
-    if params.get("wait_timeout", 120) < 0 or params.get("wait_sleep", 2) < 1:
-        return "wait_timeout must be 0 or more and wait_sleep 1 or more"
-    if params.get("page_size") is not None and params["page_size"] < 1:
-        return f"page_size must be 1 or more, got {params['page_size']}"
-    return None
-
-
-def run(connect, params, check_mode=False, diff=False):
-    """Gather (and with ``wait`` poll) the placements, then check the expectations; the module's result.
-
-    Read-only, so check and diff mode change nothing. The result has ``pods``, ``summary``, ``unmet``
-    and ``attempts``, and a ``msg`` when an expectation does not hold.
-    """
-    problem = check_params(params)
-    if problem:
-        return {"changed": False, "msg": problem}
-    cluster = Cluster(connect(), params.get("page_size") or DEFAULT_PAGE_SIZE)
-    namespace, names = params.get("namespace"), params.get("names")
-    expectations = {key: params.get(key) for key in ("scheduler_name", "state", "nodes")}
-
-    def poll():
-        return gather(cluster, namespace, names, params.get("label_selectors"), params.get("field_selectors"))
-
-    processes = {}
-    lookup_errors = []
-    looked_up = []
-
-    def check(records):
-        # A pod placed by another name may be of another profile of the same process: looked up once, when first needed.
-        expected = expectations["scheduler_name"]
-        others = other_names(records, expected) if expected and not looked_up else []
-        if others:
-            processes.update(look_up_processes(cluster, [expected, *others], lookup_errors))
-            looked_up.append(True)
-        return evaluate(records, names=names, namespace=namespace, processes=processes, **expectations)
-
-    wait_timeout = params.get("wait_timeout", 120)
-    if params.get("wait"):
-        records, unmet, attempts, timed_out = poll_until(poll, check, wait_timeout, params.get("wait_sleep", 2))
-    else:
-        records = poll()
-        unmet, attempts, timed_out = check(records), 1, False
-    for record in records:
-        if record["scheduled_by"]:
-            record["scheduler_process"] = processes.get(record["scheduled_by"]) or None
-    result = {"changed": False, "pods": records, "summary": summarize(records), "unmet": unmet, "attempts": attempts}
-    if lookup_errors:
-        result["warnings"] = [f"Which process serves each profile was not looked up: {'; '.join(dict.fromkeys(lookup_errors))}."]
-    if unmet:
-        result["msg"] = unmet_message(unmet, len(records), wait_timeout if timed_out else None)
-    return result

@@ -35,6 +35,8 @@ from ansible.module_utils.common.text.converters import to_text
 from ansible.module_utils.urls import ConnectionError as UrlsConnectionError
 from ansible.module_utils.urls import Request, basic_auth_header
 
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.predicates import DOCKER_HUB, parse_image
+
 # Asked for by every manifest request: single-platform images and indexes, OCI and Docker.
 MANIFEST_TYPES = (
     "application/vnd.oci.image.index.v1+json",
@@ -43,13 +45,9 @@ MANIFEST_TYPES = (
     "application/vnd.docker.distribution.manifest.v2+json",
 )
 
-DOCKER_HUB = "docker.io"
 DOCKER_HUB_API = "registry-1.docker.io"
 DIGEST_PATTERN = re.compile(r"^sha256:[0-9a-f]{64}$")
 TAG_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
-# A path component of a repository, and a registry host (a name or an IPv6 address in brackets, and a port).
-_COMPONENT = re.compile(r"^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$")
-_HOST = re.compile(r"^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::[0-9]{1,5})?$")
 # RFC 7235: a token (an auth-scheme, a parameter's name or an unquoted value), and a token68.
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _TOKEN68 = re.compile(r"[A-Za-z0-9._~+/-]+=*")
@@ -75,43 +73,6 @@ class RegistryError(Exception):
         self.message = message
         self.status = status
         self.url = url
-
-
-def parse_image(image):
-    """The registry host and the repository path of an image repository, by Docker's rules.
-
-    The first component is the host when the image has a ``/`` and that component holds a ``.`` or a
-    ``:`` or is ``localhost``; otherwise the host is ``docker.io``, where a bare name is in ``library/``.
-    Raises ValueError for an empty image, one with a tag or digest, or one that is not a repository.
-    """
-    if not isinstance(image, str) or not image.strip():
-        raise ValueError("The image is empty: give a repository such as localhost:5001/my-scheduler or registry.example.com/team/my-scheduler.")
-    if image != image.strip() or any(char.isspace() for char in image):
-        raise ValueError(f"The image '{image}' contains white space: give a repository such as localhost:5001/my-scheduler.")
-    if "@" in image:
-        raise ValueError(f"The image '{image}' carries a digest: give the repository without tag or digest ({image.split('@', 1)[0]}).")
-    first, slash, rest = image.partition("/")
-    if slash and ("." in first or ":" in first or first == "localhost"):
-        host, path = first, rest
-    else:
-        host, path = DOCKER_HUB, image
-    last = path.rsplit("/", 1)[-1]
-    if ":" in last:
-        repository, tag = image.rsplit(":", 1)
-        raise ValueError(f"The image '{image}' carries a tag ('{tag}'): give the repository without tag or digest ({repository}) and the tag on its own.")
-    if not _HOST.match(host):
-        raise ValueError(f"The image '{image}' does not name a valid registry host ('{host}').")
-    if host in (DOCKER_HUB, "index.docker.io"):
-        host = DOCKER_HUB
-        if "/" not in path:
-            path = "library/" + path
-    for component in path.split("/"):
-        if not _COMPONENT.match(component):
-            raise ValueError(
-                f"The image '{image}' is not a valid repository: its path component '{component}' must be lowercase letters and digits,"
-                " separated by '.', '_', '__' or '-'."
-            )
-    return {"host": host, "path": path}
 
 
 def api_url(image, registry_url=""):

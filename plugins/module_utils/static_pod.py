@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import copy
 
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s import predicates
+
 try:
     import yaml
 except ImportError:  # only the controller's filters (plugins/filter/static_pod.py) use this, where ansible-core's PyYAML is
@@ -75,12 +77,10 @@ def scheduler_container(pod):
     """The kube-scheduler container of a Pod (its name, or the executable of its command)."""
     if pod.get("kind") != "Pod":
         raise StaticPodError(f"the manifest is a {pod.get('kind')!r}, not a Pod")
-    containers = (pod.get("spec") or {}).get("containers") or []
-    for container in containers:
-        argv = list(container.get("command") or []) + list(container.get("args") or [])
-        if container.get("name") == "kube-scheduler" or (argv and str(argv[0]).rsplit("/", 1)[-1] == "kube-scheduler"):
-            return container
-    raise StaticPodError("the manifest has no kube-scheduler container")
+    container = predicates.scheduler_container(pod.get("spec"), exact=True)
+    if container is None:
+        raise StaticPodError("the manifest has no kube-scheduler container")
+    return container
 
 
 def flag_name(arg):
@@ -89,13 +89,8 @@ def flag_name(arg):
 
 def flags(argv):
     """``{"--name": "value"}`` of the ``--name=value`` arguments (``--name`` alone is "true")."""
-    found = {}
-    for arg in argv:
-        arg = str(arg)
-        if arg.startswith("--"):
-            name, sep, value = arg.partition("=")
-            found[name] = value if sep else "true"
-    return found
+    given = [arg for arg in argv if str(arg).startswith("--")]
+    return {f"--{name}": value for name, value in predicates.parse_flags(given, separate_values=False).items()}
 
 
 def _argv_key(container):

@@ -48,6 +48,7 @@ options:
     default: present
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - kubesched.scheduler._k8s
   - kubesched.scheduler._attributes
 attributes:
   check_mode:
@@ -59,9 +60,6 @@ attributes:
   idempotent:
     support: full
 notes:
-  - The connection options are those of kubernetes.core, with the same E(K8S_AUTH_*) environment variables;
-    set them once for both collections' modules with C(module_defaults) (the action groups
-    C(group/kubesched.scheduler.k8s) and C(group/kubernetes.core.k8s)).
   - The module fails with O(state=present) when the ClusterRole has no lease rule with C(resourceNames)
     and no rule granting C(get) and C(update) on every lease; use a dedicated ClusterRole then.
   - With O(state=absent) a missing ClusterRole is not an error.

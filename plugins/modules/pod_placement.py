@@ -107,25 +107,13 @@ options:
       - How many seconds to sleep between two polls with O(wait=true).
     type: int
     default: 2
-  page_size:
-    description:
-      - How many objects each list request asks for (its C(limit)); the rest of a list is read page by
-        page with the C(continue) token the API server returns. Must be 1 or more.
-      - Smaller pages keep the memory of the module and the load of each request on the API server low
-        on large clusters, at the cost of more requests.
-      - When a list takes so long that its C(continue) token expires (the API server answers 410 Gone,
-        typically after about five minutes), the list is read again from its first page, once; a second
-        expiry fails the module.
-    type: int
-    default: 500
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - kubesched.scheduler._k8s
+  - kubesched.scheduler._k8s.list_pages
   - kubesched.scheduler._attributes
   - kubesched.scheduler._attributes.info_module
 notes:
-  - The connection options are those of kubernetes.core, with the same E(K8S_AUTH_*) environment variables;
-    set them once for both collections' modules with C(module_defaults) (the action groups
-    C(group/kubesched.scheduler.k8s) and C(group/kubernetes.core.k8s)).
   - The scheduler that placed a pod is taken from its C(Scheduled) event (C(reportingComponent) or
     C(source.component) of a core/v1 event, C(reportingController) of an events.k8s.io/v1 event).
     Once the event has expired, only the pod remains, and the pod's C(spec.schedulerName) is reported
@@ -404,7 +392,8 @@ attempts:
 """
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import execute
-from ansible_collections.kubesched.scheduler.plugins.module_utils.placement import DEFAULT_PAGE_SIZE, STATES, run
+from ansible_collections.kubesched.scheduler.plugins.module_utils.placement import DEFAULT_PAGE_SIZE, STATES
+from ansible_collections.kubesched.scheduler.plugins.module_utils.placement_gather import run
 
 OPTIONS = {
     "namespace": {"type": "str"},

@@ -111,6 +111,7 @@ options:
     default: Correct the configuration or the image.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - kubesched.scheduler._k8s
   - kubesched.scheduler._attributes
 attributes:
   check_mode:
@@ -122,8 +123,6 @@ attributes:
   idempotent:
     support: full
 notes:
-  - The connection options are those of kubernetes.core, with the same E(K8S_AUTH_*) environment variables; set them once for
-    both collections' modules with C(module_defaults) (C(group/kubesched.scheduler.k8s) and C(group/kubernetes.core.k8s)).
   - Usually called by the role P(kubesched.scheduler.deploy#role), which renders the objects and checks every input first.
 seealso:
   - module: kubesched.scheduler.scheduler_preflight
@@ -201,7 +200,7 @@ api_requests:
   type: int
 """
 
-from ansible_collections.kubesched.scheduler.plugins.module_utils.engine import run
+from ansible_collections.kubesched.scheduler.plugins.module_utils.runner import run
 from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import execute
 
 OPTIONS = {

@@ -41,22 +41,13 @@ options:
         pods of all namespaces.
       - The schedulers and their Leases are looked up in all namespaces either way.
     type: str
-  page_size:
-    description:
-      - How many objects each list request asks for (its C(limit)); the rest of a list is read page by
-        page with the C(continue) token the API server returns. Must be 1 or more.
-      - When a list takes so long that its C(continue) token expires (the API server answers 410 Gone), the
-        list is read again from its first page, once; a second expiry fails the module.
-    type: int
-    default: 500
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - kubesched.scheduler._k8s
+  - kubesched.scheduler._k8s.list_pages
   - kubesched.scheduler._attributes
   - kubesched.scheduler._attributes.info_module
 notes:
-  - The connection options are those of kubernetes.core, with the same E(K8S_AUTH_*) environment variables;
-    set them once for both collections' modules with C(module_defaults) (the action groups
-    C(group/kubesched.scheduler.k8s) and C(group/kubernetes.core.k8s)).
   - The version of a scheduler is the tag of its image; when the image is given by digest only, the tag of
     the image the container runtime reports (C(status.containerStatuses[].image), then C(imageID)).
   - The profiles of a scheduler are read from its C(--config) file when it is a key of a ConfigMap volume.
@@ -416,7 +407,7 @@ api_requests:
   sample: 3
 """
 
-from ansible_collections.kubesched.scheduler.plugins.module_utils.inventory import DEFAULT_PAGE_SIZE, run
+from ansible_collections.kubesched.scheduler.plugins.module_utils.inventory_gather import DEFAULT_PAGE_SIZE, run
 from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import execute
 
 OPTIONS = {

@@ -50,6 +50,7 @@ options:
     required: true
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - kubesched.scheduler._k8s
   - kubesched.scheduler._attributes
 attributes:
   check_mode:
@@ -74,19 +75,17 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+extends_documentation_fragment:
+  - kubesched.scheduler._k8s
 changes:
   description: What changed (or would change in check mode).
   returned: always
   type: list
   elements: str
   sample: ["lock name my-scheduler added to ClusterRole system:kube-scheduler", "ClusterRoleBinding my-scheduler-as-kube-scheduler"]
-api_requests:
-  description: Requests made to the API server.
-  returned: always
-  type: int
 """
 
-from ansible_collections.kubesched.scheduler.plugins.module_utils.engine import run_lock
+from ansible_collections.kubesched.scheduler.plugins.module_utils.runner import run_lock
 from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import execute
 
 OPTIONS = {

@@ -149,10 +149,9 @@ options:
     default: false
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - kubesched.scheduler._k8s
   - kubesched.scheduler._attributes
   - kubesched.scheduler._attributes.info_module
-notes:
-  - The connection options are those of kubernetes.core, with the same E(K8S_AUTH_*) environment variables.
 seealso:
   - module: kubesched.scheduler.scheduler
 """
@@ -168,6 +167,8 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+extends_documentation_fragment:
+  - kubesched.scheduler._k8s
 server_version:
   description: The API server's gitVersion.
   returned: always
@@ -205,13 +206,9 @@ node_pool_nodes:
   type: list
   elements: str
   sample: [kubesched-worker2]
-api_requests:
-  description: Requests made to the API server.
-  returned: always
-  type: int
 """
 
-from ansible_collections.kubesched.scheduler.plugins.module_utils.engine import run_preflight
+from ansible_collections.kubesched.scheduler.plugins.module_utils.runner import run_preflight
 from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import execute
 
 OPTIONS = {

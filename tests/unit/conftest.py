@@ -13,7 +13,8 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 import pytest
 
-from ansible_collections.kubesched.scheduler.plugins.module_utils import k8s_module, placement
+from ansible_collections.kubesched.scheduler.plugins.module_utils import k8s_module, placement_gather
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s import client, waiter
 
 FIXTURES = Path(__file__).resolve().parent / "plugins" / "fixtures"
 
@@ -39,15 +40,16 @@ class FakeClock:
 
 @pytest.fixture
 def clock(monkeypatch):
-    """A clock that only moves when slept on, installed as placement's monotonic and sleep."""
+    """A clock that only moves when slept on, installed as the layer's monotonic and sleep (_k8s.waiter, _k8s.client)."""
     fake = FakeClock()
-    monkeypatch.setattr(placement, "monotonic", fake)
-    monkeypatch.setattr(placement, "sleep", fake.sleep)
+    monkeypatch.setattr(waiter, "monotonic", fake)
+    monkeypatch.setattr(waiter, "sleep", fake.sleep)
+    monkeypatch.setattr(client, "monotonic", fake)
     return fake
 
 
 class Placements:
-    """Recorded lists served in place of placement.fetch_*; every call is recorded.
+    """Recorded lists served in place of placement_gather.fetch_*; every call is recorded.
 
     ``pods`` is one list, or several: one per poll, the last one repeated.
     """
@@ -84,7 +86,7 @@ def placements(monkeypatch):
     def install(*args, **kwargs):
         fake = Placements(*args, **kwargs)
         for name in ("fetch_pods", "fetch_events", "fetch_leases", "fetch_deployments"):
-            monkeypatch.setattr(placement, name, getattr(fake, name))
+            monkeypatch.setattr(placement_gather, name, getattr(fake, name))
         return fake
 
     return install

@@ -9,189 +9,11 @@ import copy
 import pytest
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import engine
-from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import MANAGER, content
-
-NAME, NS = "my-scheduler", "kube-system"
-LABELS = {"app.kubernetes.io/name": NAME, "app.kubernetes.io/managed-by": MANAGER, "kubesched.io/scheduler-name": NAME}
-
-
-def deployment(template="aaaa", image="localhost:5001/my-scheduler:v1.37.2", replicas=1):
-    pod_labels = dict(LABELS, **{"kubesched.io/pod-template": template})
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": NAME, "namespace": NS, "labels": dict(LABELS)},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": {"app.kubernetes.io/name": NAME, "kubesched.io/scheduler-name": NAME}},
-            "template": {
-                "metadata": {"labels": pod_labels},
-                "spec": {
-                    "serviceAccountName": NAME,
-                    "containers": [{"name": "kube-second-scheduler", "image": image, "command": ["kube-scheduler", "--config=/etc/x.yaml"],
-                                    "readinessProbe": {"httpGet": {"port": 10259}}, "startupProbe": {"httpGet": {"port": 10259}}}],
-                    "volumes": [{"name": "config-volume", "configMap": {"name": f"{NAME}-config"}}],
-                },
-            },
-        },
-    }
-
-
-def objects(template="aaaa", config="profiles: []", **kwargs):
-    return [
-        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": NAME, "namespace": NS, "labels": dict(LABELS)}},
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"{NAME}-config", "namespace": NS, "labels": dict(LABELS)},
-         "data": {f"{NAME}-config.yaml": config}},
-        deployment(template, **kwargs),
-    ]
-
-
-def lock(mode="patch", leader_elect=True):
-    return {
-        "leader_elect": leader_elect, "lock_name": NAME, "lock_namespace": NS, "mode": mode, "clusterrole": "system:kube-scheduler",
-        "binding": {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
-                    "metadata": {"name": f"{NAME}-as-kube-scheduler", "labels": dict(LABELS)},
-                    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
-                                "name": "system:kube-scheduler" if mode == "patch" else f"{NAME}-scheduler"},
-                    "subjects": [{"kind": "ServiceAccount", "name": NAME, "namespace": NS}]},
-        "dedicated": {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-                      "metadata": {"name": f"{NAME}-scheduler", "labels": dict(LABELS)}, "rules": []},
-        "namespace": None,
-    }
-
-
-def params(state="present", **kwargs):
-    return {"state": state, "objects": objects(**kwargs), "lock": lock(), "wait_timeout": 20, "hint": "Correct it."}
-
-
-class FakeKube:
-    """An API server in memory. ``controller(kube)`` runs on every read, standing in for kube-controller-manager,
-    the kubelet and the scheduler's own election; ``trial_outcome`` is what the trial pod does."""
-
-    def __init__(self, trial="Succeeded"):
-        self.store = {}
-        self.rv = 0
-        self.requests = 0
-        self.api = None
-        self.manager = MANAGER
-        self.trial = trial
-        self.applied = []
-        self.deleted = []
-        self.pod_behaviour = "ready"
-        self.logs = {}
-        self.put({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
-
-    def put(self, obj):
-        self.rv += 1
-        obj = copy.deepcopy(obj)
-        meta = obj["metadata"]
-        meta["resourceVersion"] = str(self.rv)
-        self.store[(obj["kind"], meta.get("namespace"), meta["name"])] = obj
-        return obj
-
-    # the controllers
-    def reconcile(self):
-        d = self.store.get(("Deployment", NS, NAME))
-        if d:
-            template = d["spec"]["template"]["metadata"]["labels"]["kubesched.io/pod-template"]
-            pod_name = f"{NAME}-{template[:8]}-abcde"
-            if ("Pod", NS, pod_name) not in self.store:
-                for key in [k for k in self.store if k[0] == "Pod" and k[2].startswith(NAME + "-") and not k[2].endswith("-trial")]:
-                    if self.pod_behaviour == "ready" or self.store[key]["metadata"]["labels"]["kubesched.io/pod-template"] == template:
-                        del self.store[key]
-                status = {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}],
-                          "containerStatuses": [{"restartCount": 0, "state": {"running": {}}}]}
-                if self.pod_behaviour == "crash":
-                    status = {"phase": "Running", "conditions": [{"type": "Ready", "status": "False", "message": "not ready"}],
-                              "containerStatuses": [{"restartCount": 2, "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off"}}}]}
-                self.put({"kind": "Pod", "metadata": {"name": pod_name, "namespace": NS, "labels": d["spec"]["template"]["metadata"]["labels"]},
-                          "status": status})
-                self.logs[pod_name] = "E flag provided but not defined: -bogus\n"
-            live = [k for k in self.store if k[0] == "Pod" and k[2].startswith(NAME + "-") and not k[2].endswith("-trial")]
-            replicas = d["spec"]["replicas"]
-            d["status"] = {"observedGeneration": d["metadata"].get("generation", 1), "replicas": len(live), "updatedReplicas": replicas,
-                           "availableReplicas": replicas if self.pod_behaviour == "ready" else 0, "readyReplicas": replicas}
-            if self.pod_behaviour == "ready":
-                lease = {"kind": "Lease", "metadata": {"name": NAME, "namespace": NS, "resourceVersion": "1"}}
-                self.store[("Lease", NS, NAME)] = dict(lease, spec={"holderIdentity": pod_name + "_0f3c2a9e"})
-        trial = self.store.get(("Pod", NS, f"{NAME}-trial"))
-        if trial and "status" not in trial:
-            if self.trial == "Succeeded":
-                trial["status"] = {"phase": "Succeeded", "containerStatuses": [{"state": {"terminated": {"reason": "Completed"}}}]}
-            elif self.trial == "StartError":
-                trial["status"] = {"phase": "Failed", "containerStatuses": [{"state": {"terminated": {
-                    "reason": "StartError", "message": "exec: \"/no/such\": no such file"}}}]}
-                self.logs[f"{NAME}-trial"] = ""
-            else:
-                trial["status"] = {"phase": "Failed", "containerStatuses": [{"state": {"terminated": {"reason": "Error", "exitCode": 1}}}]}
-                self.logs[f"{NAME}-trial"] = 'E0101 run.go:72] "command failed" err="NoSuchPlugin does not exist"\n'
-
-    # the API
-    def get(self, kind, name, namespace=None, api_version=None):
-        self.requests += 1
-        self.reconcile()
-        if kind == "ClusterRole" and name == "system:kube-scheduler":
-            return None
-        return copy.deepcopy(self.store.get((kind, namespace, name)))
-
-    def list(self, kind, namespace=None, label_selector=None, field_selector=None):
-        self.requests += 1
-        self.reconcile()
-        wanted = dict(part.split("=", 1) for part in (label_selector or "").split(",") if part)
-        fields = dict(part.split("=", 1) for part in (field_selector or "").split(",") if part)
-        return [copy.deepcopy(o) for (k, ns, dummy), o in sorted(self.store.items(), key=lambda item: str(item[0]))
-                if k == kind and (namespace is None or ns == namespace)
-                and all((o["metadata"].get("labels") or {}).get(a) == b for a, b in wanted.items())
-                and all(self.field(o, path) == value for path, value in fields.items())]
-
-    @staticmethod
-    def field(obj, path):
-        """A field selector's field of an object (``spec.nodeName``), '' when it is not set."""
-        for part in path.split("."):
-            obj = (obj or {}).get(part)
-        return obj or ""
-
-    def apply(self, obj, dry_run=False):
-        self.requests += 1
-        key = (obj["kind"], obj["metadata"].get("namespace"), obj["metadata"]["name"])
-        before = self.store.get(key)
-        merged = copy.deepcopy(obj)
-        if before is not None and content(before) == content(dict(merged, metadata=dict(before["metadata"], **merged["metadata"]))):
-            return copy.deepcopy(before)
-        if dry_run:
-            return merged
-        self.applied.append(key)
-        if before is not None and "status" in before:
-            merged["status"] = before["status"]
-        if obj["kind"] == "Deployment":
-            merged["metadata"]["generation"] = (before or {}).get("metadata", {}).get("generation", 0) + 1
-        return self.put(merged)
-
-    def delete(self, kind, name, namespace=None, propagation=None, grace_period=None, dry_run=False, api_version=None):
-        self.requests += 1
-        key = (kind, namespace, name)
-        if key not in self.store:
-            return False
-        self.deleted.append(key)
-        del self.store[key]
-        if kind == "Deployment":
-            for pod in [k for k in self.store if k[0] == "Pod" and k[2].startswith(NAME + "-")]:
-                del self.store[pod]
-        return True
-
-    def log(self, name, namespace, previous=False, tail_lines=20):
-        self.requests += 1
-        return self.logs.get(name, "")
-
-
-@pytest.fixture
-def fast(monkeypatch):
-    """A clock that jumps by each sleep, and the patch of system:kube-scheduler stubbed (it has its own tests)."""
-    now = [0.0]
-    monkeypatch.setattr(engine, "monotonic", lambda: now[0])
-    monkeypatch.setattr(engine, "sleep", lambda seconds: now.__setitem__(0, now[0] + seconds))
-    monkeypatch.setattr(engine.clusterrole, "run", lambda connect, p, check_mode=False: {"changed": False, "attempts": 1})
-    return now
+from ansible_collections.kubesched.scheduler.plugins.module_utils import lock as lock_rbac
+from ansible_collections.kubesched.scheduler.plugins.module_utils import trial as config_trial
+from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import Kube, MANAGER
+from ansible_collections.kubesched.scheduler.tests.unit.utils.preflight_fakes import V1, V1BETA1, Forbidden, SharedKube, refs, routing
+from ansible_collections.kubesched.scheduler.tests.unit.utils.engine_fakes import LABELS, NAME, NS, FakeKube, deployment, objects, params
 
 
 def test_first_install_applies_and_waits_for_the_lease_without_a_trial(fast):
@@ -268,7 +90,7 @@ def test_a_first_install_that_fails_removes_what_it_created(fast, monkeypatch):
     kube = FakeKube()
     kube.put({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": NAME, "namespace": NS, "labels": dict(LABELS)}})
     granted = []
-    monkeypatch.setattr(engine.clusterrole, "run", lambda connect, p, check_mode=False: granted.append(p["state"]) or {"changed": p["state"] == "present"})
+    monkeypatch.setattr(lock_rbac.clusterrole, "run", lambda connect, p, check_mode=False: granted.append(p["state"]) or {"changed": p["state"] == "present"})
     before = {key for key in kube.store if key[0] != "Pod"}
     kube.pod_behaviour = "crash"
     with pytest.raises(engine.EngineError) as failed:
@@ -331,7 +153,7 @@ def test_lease_holder_rule(holder, held):
 
 def test_trial_pod_never_connects_and_mounts_its_own_configmap():
     cm = objects()[1]
-    trial_cm, pod = engine.trial_objects(deployment(), cm)
+    trial_cm, pod = config_trial.trial_objects(deployment(), cm)
     container = pod["spec"]["containers"][0]
     assert "--master=https://127.0.0.1:9" in container["command"]
     assert not {"readinessProbe", "startupProbe", "livenessProbe"} & container.keys()
@@ -406,3 +228,105 @@ def test_pod_states_say_a_message_once():
     pod = {"metadata": {"name": "p"}, "status": {"phase": "Running", "conditions": [
         {"type": "Ready", "status": "False", "message": unready}, {"type": "ContainersReady", "status": "False", "message": unready}]}}
     assert engine.pod_states([pod]) == [f"p Running {unready}"]
+
+
+# --- sharing the nodes: the routing and the pods left waiting (the preflight's part is in test_preflight.py) ----------
+
+DELETED = [f"MutatingAdmissionPolicy {NAME}-routing deleted", f"MutatingAdmissionPolicyBinding {NAME}-routing deleted"]
+
+
+def routed_params(**kwargs):
+    base = params(**kwargs)
+    base["objects"] = base["objects"] + routing()
+    return base
+
+
+@pytest.mark.usefixtures("fast")
+def test_routing_is_applied_once_the_scheduler_leads():
+    kube = SharedKube()
+    result = engine.converge(kube, routed_params())
+    assert kube.lease_when_applied["Deployment"] is False
+    assert kube.lease_when_applied["MutatingAdmissionPolicy"] is True
+    assert kube.lease_when_applied["MutatingAdmissionPolicyBinding"] is True
+    assert result["changes"][-2:] == [f"MutatingAdmissionPolicy {NAME}-routing", f"MutatingAdmissionPolicyBinding {NAME}-routing"]
+    assert not engine.converge(kube, routed_params())["changed"]
+
+
+@pytest.mark.usefixtures("fast")
+def test_routing_is_not_applied_when_the_scheduler_does_not_lead():
+    kube = SharedKube()
+    kube.pod_behaviour = "crash"
+    with pytest.raises(engine.EngineError):
+        engine.converge(kube, routed_params())
+    assert ("MutatingAdmissionPolicy", None, f"{NAME}-routing") not in kube.store
+    assert ("MutatingAdmissionPolicyBinding", None, f"{NAME}-routing") not in kube.store
+
+
+@pytest.mark.usefixtures("fast")
+def test_routing_turned_off_is_pruned_and_what_the_collection_did_not_make_is_kept():
+    kube = SharedKube()
+    engine.converge(kube, routed_params())
+    other = {"apiVersion": V1, "kind": "MutatingAdmissionPolicy", "metadata": {"name": "someone-elses"}}
+    kube.put(other)
+    off = dict(params(), prune=refs(routing()) + refs([other]))
+    assert engine.converge(kube, off, check_mode=True)["changes"] == DELETED
+    assert ("MutatingAdmissionPolicy", None, f"{NAME}-routing") in kube.store
+    result = engine.converge(kube, off)
+    assert result["changes"] == DELETED
+    assert ("MutatingAdmissionPolicy", None, f"{NAME}-routing") not in kube.store
+    assert ("MutatingAdmissionPolicy", None, "someone-elses") in kube.store
+    assert not engine.converge(kube, off)["changed"]
+
+
+def pod(name, scheduler, node=None, phase="Pending", namespace="batch"):
+    return {
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"schedulerName": scheduler, "nodeName": node},
+        "status": {"phase": phase},
+    }
+
+
+@pytest.mark.usefixtures("fast")
+def test_remove_deletes_the_routing_before_the_scheduler_and_lists_the_pods_left_waiting():
+    kube = SharedKube()
+    installed = routed_params()
+    installed["objects"][2]["metadata"]["annotations"] = {"kubesched.io/scheduler-profiles": f"{NAME},spread"}
+    engine.converge(kube, installed)
+    for waiting in (
+        pod("job-1", NAME),
+        pod("job-2", "spread", namespace="other"),
+        pod("placed", NAME, node="kubesched-worker2", phase="Running"),
+        pod("default", "default-scheduler"),
+    ):
+        kube.put(waiting)
+    kube.deleted.clear()
+    removal = params("absent")
+    removal["objects"] = removal["objects"] + refs(routing())
+    result = engine.remove(kube, removal)
+    order = [key[0] for key in kube.deleted if key[0] != "Pod"]
+    assert order[:3] == ["MutatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "Deployment"]
+    assert result["pending_pods"] == ["batch/job-1", "other/job-2"]
+    assert result["warnings"] == [
+        f"2 pod(s) still wait for schedulerName {NAME}, spread, which nothing serves now: batch/job-1, other/job-2. Delete them, or "
+        "create them again without spec.schedulerName (the default scheduler); a pod's schedulerName cannot be changed."
+    ]
+    again = engine.remove(kube, removal)
+    assert not again["changed"] and again["pending_pods"] == ["batch/job-1"]
+
+
+@pytest.mark.usefixtures("fast")
+def test_the_rest_path_follows_the_objects_api_version():
+    assert Kube.path("MutatingAdmissionPolicy", f"{NAME}-routing") == f"/apis/{V1}/mutatingadmissionpolicies/{NAME}-routing"
+    assert Kube.path("MutatingAdmissionPolicy", "x", api_version=V1BETA1) == f"/apis/{V1BETA1}/mutatingadmissionpolicies/x"
+    assert Kube.path("ServiceAccount", NAME, NS, api_version="v1") == f"/api/v1/namespaces/{NS}/serviceaccounts/{NAME}"
+    assert Kube.path("Node") == "/api/v1/nodes"
+
+
+@pytest.mark.usefixtures("fast")
+def test_a_user_who_may_not_list_pods_everywhere_still_removes_it():
+    kube = Forbidden()
+    engine.converge(kube, params())
+    result = engine.remove(kube, params("absent"))
+    assert ("Deployment", NS, NAME) not in kube.store and result["pending_pods"] == []
+    assert result["warnings"] == [f"Removed, but could not list the pods left waiting for schedulerName {NAME}: (403) Forbidden: pods is forbidden."]

@@ -6,52 +6,17 @@ check_common and check_deploy of module_utils/inputs.py; the row's message must 
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 import yaml
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import inputs
+from ansible_collections.kubesched.scheduler.tests.unit.utils.engine_fakes import NAME
+from ansible_collections.kubesched.scheduler.tests.unit.utils.preflight_fakes import POOL
+from ansible_collections.kubesched.scheduler.tests.unit.utils.role_inputs import DEFAULTS, ROOT, SPEC, TEMPLATED, role_options, role_values
 
-ROOT = Path(__file__).resolve().parents[4]
-ROLES = ROOT / "roles"
 ROWS = yaml.safe_load((ROOT / "tests" / "unit" / "plugins" / "fixtures" / "bad_inputs.yml").read_text())["rows"]
-
-
-def _load(path):
-    return yaml.safe_load(path.read_text()) or {}
-
-
-def _options(role):
-    return _load(ROLES / role / "meta" / "argument_specs.yml")["argument_specs"]["main"]["options"]
-
-
-DEFAULTS = {**_load(ROLES / "common" / "defaults" / "main.yml"), **_load(ROLES / "deploy" / "defaults" / "main.yml")}
-SPEC = {**_options("common"), **_options("deploy")}
-PRESETS = _load(ROLES / "deploy" / "vars" / "main.yml")["__kube_scheduler_tuning_presets"]
-
-# The templated defaults, resolved as the roles resolve them (after the row's variables are merged).
-TEMPLATED = {
-    "kube_scheduler_lock_name": lambda values: values["kube_scheduler_name"],
-    "kube_scheduler_image_tag": lambda values: values["kube_scheduler_version"],
-    "kube_scheduler_priority_class_name": lambda values: (
-        "system-cluster-critical" if values["kube_scheduler_namespace"] == "kube-system" else values["kube_scheduler_name"] + "-critical"
-    ),
-    **{
-        f"kube_scheduler_{setting}": (lambda values, setting=setting: PRESETS.get(values["kube_scheduler_tuning"], PRESETS["default"])[setting])
-        for setting in ("client_qps", "client_burst", "parallelism", "percentage_of_nodes_to_score")
-    },
-}
-
-
-def role_values(given):
-    """The role defaults with ``given`` on top, the templated defaults that were not given resolved."""
-    values = {**DEFAULTS, **given}
-    for name, resolve in TEMPLATED.items():
-        if name not in given:
-            values[name] = resolve(values)
-    return values
 
 
 def messages(given):
@@ -72,7 +37,7 @@ def test_the_specs_and_the_defaults_name_the_same_variables():
 
 
 def test_the_checks_read_only_variables_of_the_specs():
-    assert set(inputs.COMMON_VARIABLES) <= set(_options("common"))
+    assert set(inputs.COMMON_VARIABLES) <= set(role_options("common"))
     assert set(inputs.DEPLOY_VARIABLES) <= set(SPEC)
     assert set(inputs.SHARING_VARIABLES) <= set(SPEC)
 
@@ -131,3 +96,34 @@ def test_values_as_the_role_has_them():
 def test_missing_names_what_the_checks_read():
     assert inputs.missing(["common"], {"kube_scheduler_name": "x"}) == sorted(set(inputs.COMMON_VARIABLES) - {"kube_scheduler_name"})
     assert inputs.missing(["common", "deploy"], role_values({})) == []
+
+
+# --- the node pool and routing inputs that pass --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"kube_scheduler_node_pool": POOL},
+        {"kube_scheduler_node_pool": {"labels": {"pool": "batch", "example.com/tier": 2}, "taint": {"key": "pool", "effect": "NoExecute"}}},
+        {"kube_scheduler_node_pool": {"labels": {"pool": "batch"}}, "kube_scheduler_plugin_config": [{"name": "NodeResourcesFit", "args": {}}]},
+        {"kube_scheduler_route_namespace_selector": {"matchLabels": {"kubesched.io/scheduler": NAME}}},
+        {
+            "kube_scheduler_route_namespace_selector": {
+                "matchExpressions": [{"key": "team", "operator": "In", "values": ["a", "b"]}, {"key": "x", "operator": "Exists"}]
+            }
+        },
+        {
+            "kube_scheduler_route_namespace_selector": {"matchLabels": {"team": "a"}},
+            "kube_scheduler_render_dir": "/srv/out",
+            "kube_scheduler_cluster_version": "1.34",
+        },
+        {"kube_scheduler_route_namespace_selector": {"matchLabels": {}}, "kube_scheduler_node_pool": {"labels": {}}},
+        {"kube_scheduler_state": "absent", "kube_scheduler_node_pool": {"labels": {"bad key!": "x"}}},
+    ],
+)
+def test_good_sharing_input_passes(given):
+    validated = ArgumentSpecValidator(SPEC).validate(role_values(given), validate_role_argument_spec=True)
+    assert validated.error_messages == []
+    assert inputs.check_sharing(validated.validated_parameters) == []
+    assert inputs.check_sharing(role_values(given)) == []

@@ -20,6 +20,9 @@ import yaml
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import inventory, static_pod
+from ansible_collections.kubesched.scheduler.plugins.module_utils import inventory_gather
+from ansible_collections.kubesched.scheduler.plugins.module_utils import inventory_config
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s import client, predicates
 from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import Kube, KubeError
 from ansible_collections.kubesched.scheduler.plugins.modules import scheduler_info
 
@@ -130,7 +133,7 @@ def clock(monkeypatch, kind_cluster):
             self.now = moment
 
     fake = Clock()
-    monkeypatch.setattr(inventory, "utc_now", lambda: fake.now)
+    monkeypatch.setattr(client, "utc_now", lambda: fake.now)
     return fake
 
 
@@ -147,7 +150,7 @@ def serve(kube_api, clock):
 
 def gather(serve, namespace=None, page_size=500, **objects):
     kube, requests = serve(**objects)
-    result = inventory.gather(kube, namespace, page_size)
+    result = inventory_gather.gather(kube, namespace, page_size)
     return result, requests, kube.requests
 
 
@@ -233,7 +236,7 @@ def test_an_expired_continue_token_restarts_the_list_once(serve, kind_cluster):
 def test_a_second_expiry_fails(serve, kind_cluster):
     kube, _requests = serve(expire=[f"{PODS}@5", f"{PODS}@5"], **kind_cluster)
     with pytest.raises(KubeError) as error:
-        inventory.gather(kube, page_size=5)
+        inventory_gather.gather(kube, page_size=5)
     assert error.value.status == 410
 
 
@@ -717,7 +720,7 @@ def test_forbidden_lists_are_reported_not_raised(serve, kind_cluster):
 
 def test_run_reports_errors_as_warnings(kube_api, clock, kind_cluster):
     api, _pool = kube_api(FakeCluster(forbidden=[PODS], **kind_cluster))
-    result = inventory.run(lambda: api, {"page_size": 500})
+    result = inventory_gather.run(lambda: api, {"page_size": 500})
     assert result["errors"] == [f"cannot list pods: {PODS} is forbidden: User cannot list it"]
     assert result["warnings"] == result["errors"]
     assert result["schedulers"] == [] and result["changed"] is False and result["api_requests"] == 3
@@ -727,7 +730,7 @@ def test_run_refuses_a_bad_page_size_before_connecting():
     def connect():
         raise AssertionError("connected")
 
-    assert inventory.run(connect, {"page_size": 0}) == {"changed": False, "msg": "page_size must be 1 or more, got 0"}
+    assert inventory_gather.run(connect, {"page_size": 0}) == {"changed": False, "msg": "page_size must be 1 or more, got 0"}
 
 
 # --- the pure functions ----------------------------------------------------------------------
@@ -747,17 +750,17 @@ def test_run_refuses_a_bad_page_size_before_connecting():
     ],
 )
 def test_the_version_is_the_tag_of_the_image(image, status_image, expected):
-    assert inventory.image_version(image, status_image) == expected
+    assert inventory_config.image_version(image, status_image) == expected
 
 
 def test_split_image_keeps_a_registry_port_out_of_the_tag():
-    assert inventory.split_image("localhost:5001/team/app") == ("localhost:5001/team/app", None, None)
-    assert inventory.split_image("localhost:5001/team/app:1.0@" + DIGEST) == ("localhost:5001/team/app", "1.0", DIGEST)
+    assert predicates.split_image("localhost:5001/team/app") == ("localhost:5001/team/app", None, None)
+    assert predicates.split_image("localhost:5001/team/app:1.0@" + DIGEST) == ("localhost:5001/team/app", "1.0", DIGEST)
 
 
 def test_flags_are_parsed_in_every_form():
     argv = ["kube-scheduler", "--config=/etc/s.yaml", "--v", "4", "--leader-elect", "-v=5", "--feature-gates=A=true,B=false", "--profiling"]
-    assert inventory.parse_flags(argv) == {"config": "/etc/s.yaml", "v": "5", "leader-elect": "true", "feature-gates": "A=true,B=false", "profiling": "true"}
+    assert predicates.parse_flags(argv) == {"config": "/etc/s.yaml", "v": "5", "leader-elect": "true", "feature-gates": "A=true,B=false", "profiling": "true"}
 
 
 @pytest.mark.parametrize(
@@ -781,7 +784,7 @@ def test_flags_are_parsed_in_every_form():
 )
 def test_where_the_config_file_comes_from(mounts, volumes, expected):
     container = {"name": "s", "volumeMounts": mounts}
-    assert inventory.config_volume({"containers": [container], "volumes": volumes}, container, "/etc/kubernetes/scheduler.yaml") == expected
+    assert inventory_config.config_volume({"containers": [container], "volumes": volumes}, container, "/etc/kubernetes/scheduler.yaml") == expected
 
 
 def test_a_config_file_on_the_node_is_not_readable(kind_cluster):
@@ -836,14 +839,14 @@ def test_a_config_file_on_the_node_tells_its_profiles_by_the_main_scheduler_anno
 def test_profiles_are_read_from_the_configmap(text, profiles, source_end):
     container = {"volumeMounts": [{"name": "c", "mountPath": "/cfg"}]}
     spec = {"containers": [container], "volumes": [{"name": "c", "configMap": {"name": "cm"}}]}
-    found = inventory.read_configuration(spec, container, "ns", {"config": "/cfg/k"}, lambda ns, name: {"data": {"k": text}})
+    found = inventory_config.read_configuration(spec, container, "ns", {"config": "/cfg/k"}, lambda ns, name: {"data": {"k": text}})
     assert found["profiles"] == profiles
     assert found["profiles_source"].startswith("ConfigMap ns/cm" + source_end)
 
 
 def test_the_lock_comes_from_the_configuration_or_the_flags():
-    assert inventory.config_lock({"leaderElection": {"resourceName": "s", "resourceNamespace": "n"}}) == ("n", "s")
-    assert inventory.config_lock({"leaderElection": {"leaderElect": False}}) is None
-    assert inventory.config_lock({}) == ("kube-system", "kube-scheduler")
-    assert inventory.flags_lock({"leader-elect": "false"}) is None
-    assert inventory.flags_lock({"leader-elect-resource-name": "x"}) == ("kube-system", "x")
+    assert inventory_config.config_lock({"leaderElection": {"resourceName": "s", "resourceNamespace": "n"}}) == ("n", "s")
+    assert inventory_config.config_lock({"leaderElection": {"leaderElect": False}}) is None
+    assert inventory_config.config_lock({}) == ("kube-system", "kube-scheduler")
+    assert inventory_config.flags_lock({"leader-elect": "false"}) is None
+    assert inventory_config.flags_lock({"leader-elect-resource-name": "x"}) == ("kube-system", "x")

@@ -10,6 +10,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import placement
+from ansible_collections.kubesched.scheduler.plugins.module_utils import placement_gather
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s import predicates, serving, waiter
 from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import describe_api_error
 
 MSG_CPU = (
@@ -37,7 +39,7 @@ def records(pods, items, recorded):
     v1 = items("events-k8s-io-v1.json")
     found = placement.place_pods(pods, items("events-scheduled.json") + v1, items("events-failed.json") + v1)
     lookup = placement.schedulers_to_look_up(found)
-    presence = placement.scheduler_presence(lookup, items("leases.json"), items("deployments.json"))
+    presence = serving.scheduler_presence(lookup, items("leases.json"), items("deployments.json"))
     return placement.explain_waiting(found, presence)
 
 
@@ -58,11 +60,11 @@ def records(pods, items, recorded):
     ],
 )
 def test_parse_time(value, expected):
-    assert placement.parse_time(value) == expected
+    assert predicates.parse_time(value) == expected
 
 
 def test_parse_time_keeps_the_offset():
-    assert placement.parse_time("2025-11-29T19:40:01-05:30").utcoffset() == -timedelta(hours=5, minutes=30)
+    assert predicates.parse_time("2025-11-29T19:40:01-05:30").utcoffset() == -timedelta(hours=5, minutes=30)
 
 
 def test_join_selectors():
@@ -262,7 +264,7 @@ def test_schedulers_to_look_up(records, items):
 
 def test_scheduler_presence_from_leases_and_deployments(items):
     now = datetime(2025, 11, 29, 19, 42, 20, tzinfo=timezone.utc)  # 8s after the Lease was renewed for 15s
-    presence = placement.scheduler_presence(["my-scheduler", "ghost-scheduler"], items("leases.json"), items("deployments.json"), now=now)
+    presence = serving.scheduler_presence(["my-scheduler", "ghost-scheduler"], items("leases.json"), items("deployments.json"), now=now)
     assert presence["ghost-scheduler"] == []
     assert presence["my-scheduler"] == [
         {
@@ -277,7 +279,7 @@ def test_scheduler_presence_from_leases_and_deployments(items):
 
 def test_node_leases_do_not_count():
     lease = {"metadata": {"name": "ghost-scheduler", "namespace": "kube-node-lease"}, "spec": {"holderIdentity": "ghost-scheduler"}}
-    assert placement.scheduler_presence(["ghost-scheduler"], [lease], []) == {"ghost-scheduler": []}
+    assert serving.scheduler_presence(["ghost-scheduler"], [lease], []) == {"ghost-scheduler": []}
 
 
 def test_unknown_scheduler_message(records):
@@ -429,7 +431,7 @@ def test_unmet_message_is_bounded():
 
 def test_poll_until_met_on_third_poll(clock):
     answers = iter([["a", "b"], ["b"], []])
-    result = placement.poll_until(lambda: next(answers), lambda unmet: unmet, timeout=60, interval=5, clock=clock, sleeper=clock.sleep)
+    result = waiter.poll_until(lambda: next(answers), lambda unmet: unmet, timeout=60, interval=5, clock=clock, sleeper=clock.sleep)
     assert result == ([], [], 3, False)
     assert clock.sleeps == [5, 5]
 
@@ -441,14 +443,14 @@ def test_poll_until_times_out(clock):
         polls.append(clock.now)
         return ["still pending"]
 
-    result = placement.poll_until(poll, lambda unmet: unmet, timeout=12, interval=5, clock=clock, sleeper=clock.sleep)
+    result = waiter.poll_until(poll, lambda unmet: unmet, timeout=12, interval=5, clock=clock, sleeper=clock.sleep)
     assert result == (["still pending"], ["still pending"], 4, True)
     assert clock.sleeps == [5, 5, 2]  # the last sleep is cut to the deadline
     assert polls == [1000.0, 1005.0, 1010.0, 1012.0]
 
 
 def test_poll_until_zero_timeout_polls_once(clock):
-    result = placement.poll_until(lambda: ["x"], lambda unmet: unmet, timeout=0, interval=5, clock=clock, sleeper=clock.sleep)
+    result = waiter.poll_until(lambda: ["x"], lambda unmet: unmet, timeout=0, interval=5, clock=clock, sleeper=clock.sleep)
     assert result[2:] == (1, True)
     assert clock.sleeps == []
 
@@ -465,7 +467,7 @@ def rollout(placements, items):
 
 def test_gather_makes_a_fixed_number_of_calls(recorded):
     fake = recorded
-    found = placement.gather(object(), namespace="demo", label_selectors=["app=web"], field_selectors=["status.phase!=Failed"])
+    found = placement_gather.gather(object(), namespace="demo", label_selectors=["app=web"], field_selectors=["status.phase!=Failed"])
     assert [(record["name"], record["reason"]) for record in found] == [(name, EXPECTED[name][5]) for name in sorted(EXPECTED)]
     assert fake.calls == [
         ("pods", "demo", "app=web", "status.phase!=Failed"),
@@ -485,7 +487,7 @@ def test_gather_cost_does_not_grow_with_pods(items, placements):
         pod["metadata"]["uid"] = f"uid-{index}"
         many.append(pod)
     fake = placements(many)
-    found = placement.gather(object())
+    found = placement_gather.gather(object())
     assert len(found) == 500
     assert {record["reason"] for record in found} == {"NoScheduler"}
     assert [call[0] for call in fake.calls] == ["pods", "events", "leases", "deployments"]
@@ -494,14 +496,14 @@ def test_gather_cost_does_not_grow_with_pods(items, placements):
 def test_gather_skips_lookups_when_not_needed(items, placements):
     scheduled_only = [p for p in items("pods.json") if p["spec"].get("nodeName")]
     fake = placements(scheduled_only, items("events-scheduled.json"))
-    found = placement.gather(object(), namespace="demo")
+    found = placement_gather.gather(object(), namespace="demo")
     assert len(found) == 6
     assert fake.calls == [("pods", "demo", None, None), ("events", "demo", "Scheduled", None)]
 
 
 def test_gather_single_name_narrows_the_lists(recorded):
     fake = recorded
-    found = placement.gather(object(), namespace="demo", names=["web-7d9c6b5f4-hw9ds"], field_selectors=["status.phase=Pending"])
+    found = placement_gather.gather(object(), namespace="demo", names=["web-7d9c6b5f4-hw9ds"], field_selectors=["status.phase=Pending"])
     assert [record["name"] for record in found] == ["web-7d9c6b5f4-hw9ds"]
     assert fake.calls == [
         ("pods", "demo", None, "status.phase=Pending,metadata.name=web-7d9c6b5f4-hw9ds"),
@@ -511,7 +513,7 @@ def test_gather_single_name_narrows_the_lists(recorded):
 
 def test_gather_several_names_filter_locally(recorded):
     fake = recorded
-    found = placement.gather(object(), names=["preset-ghost", "legacy-web-0", "nope"])
+    found = placement_gather.gather(object(), names=["preset-ghost", "legacy-web-0", "nope"])
     assert [record["name"] for record in found] == ["legacy-web-0", "preset-ghost"]
     assert fake.calls == [("pods", None, None, None), ("events", None, "Scheduled", None)]
 
@@ -528,9 +530,9 @@ def test_gather_survives_forbidden_lookups(monkeypatch, recorded, api_error):
     def forbidden(api, names):
         raise api_error(403, "Forbidden", FORBIDDEN_LEASES)
 
-    monkeypatch.setattr(placement, "fetch_leases", forbidden)
+    monkeypatch.setattr(placement_gather, "fetch_leases", forbidden)
     fake.deployments = []
-    found = by_name(placement.gather(object(), namespace="demo"))
+    found = by_name(placement_gather.gather(object(), namespace="demo"))
     assert found["orphan-ghost-sched"]["reason"] == "Waiting"
     assert "cannot list Leases: API request failed (403): leases.coordination.k8s.io is forbidden" in found["orphan-ghost-sched"]["message"]
 
@@ -543,9 +545,9 @@ def test_gather_raises_other_api_errors(monkeypatch, recorded):
     def broken(api, names):
         raise ServerError("boom")
 
-    monkeypatch.setattr(placement, "fetch_deployments", broken)
+    monkeypatch.setattr(placement_gather, "fetch_deployments", broken)
     with pytest.raises(ServerError):
-        placement.gather(object(), namespace="demo")
+        placement_gather.gather(object(), namespace="demo")
 
 
 def test_describe_api_error(api_error):
@@ -555,7 +557,7 @@ def test_describe_api_error(api_error):
 
 def test_run_waits_until_the_pods_are_placed(rollout, clock):
     fake = rollout
-    outcome = placement.run(
+    outcome = placement_gather.run(
         object, {"namespace": "demo", "scheduler_name": "my-scheduler", "state": "scheduled", "wait": True, "wait_timeout": 60, "wait_sleep": 3}
     )
     assert "msg" not in outcome
@@ -571,7 +573,7 @@ def test_run_waits_until_the_pods_are_placed(rollout, clock):
 
 def test_run_times_out_with_the_offending_pods(items, placements, clock):
     placements(items("rollout-poll1-pods.json"))
-    outcome = placement.run(object, {"namespace": "demo", "state": "scheduled", "wait": True, "wait_timeout": 5, "wait_sleep": 2})
+    outcome = placement_gather.run(object, {"namespace": "demo", "state": "scheduled", "wait": True, "wait_timeout": 5, "wait_sleep": 2})
     assert outcome["attempts"] == 4
     assert clock.sleeps == [2, 2, 1]
     assert outcome["msg"] == (
@@ -583,7 +585,7 @@ def test_run_times_out_with_the_offending_pods(items, placements, clock):
 
 def test_run_without_wait_polls_once(rollout):
     fake = rollout
-    outcome = placement.run(object, {"namespace": "demo", "state": "scheduled"})
+    outcome = placement_gather.run(object, {"namespace": "demo", "state": "scheduled"})
     assert outcome["attempts"] == 1
     assert len(outcome["unmet"]) == 2
     assert outcome["msg"].startswith(
@@ -605,7 +607,7 @@ def test_run_refuses_parameters_before_connecting(params, message):
     def connect():
         raise AssertionError("connected")
 
-    assert placement.run(connect, params) == {"changed": False, "msg": message}
+    assert placement_gather.run(connect, params) == {"changed": False, "msg": message}
 
 
 @pytest.fixture
@@ -624,14 +626,14 @@ def real_client(kube_api, items):
 
 def test_fetchers_issue_one_list_request_each(real_client, items):
     api, requests = real_client
-    assert [pod["metadata"]["name"] for pod in placement.fetch_pods(api, "demo", "app=web", "status.phase=Pending")] == [
+    assert [pod["metadata"]["name"] for pod in placement_gather.fetch_pods(api, "demo", "app=web", "status.phase=Pending")] == [
         pod["metadata"]["name"] for pod in items("pods.json")
     ]
-    assert len(list(placement.fetch_events(api, "demo", "FailedScheduling", "web-0"))) == 2
-    assert len(list(placement.fetch_pods(api))) == 13
-    assert len(list(placement.fetch_events(api, None, "Scheduled"))) == 3
-    assert len(list(placement.fetch_leases(api, ["my-scheduler"]))) == 2
-    assert len(list(placement.fetch_deployments(api, ["my-scheduler", "ghost-scheduler"]))) == 1
+    assert len(list(placement_gather.fetch_events(api, "demo", "FailedScheduling", "web-0"))) == 2
+    assert len(list(placement_gather.fetch_pods(api))) == 13
+    assert len(list(placement_gather.fetch_events(api, None, "Scheduled"))) == 3
+    assert len(list(placement_gather.fetch_leases(api, ["my-scheduler"]))) == 2
+    assert len(list(placement_gather.fetch_deployments(api, ["my-scheduler", "ghost-scheduler"]))) == 1
     assert requests == [
         ("GET", "/api/v1/namespaces/demo/pods", {"labelSelector": "app=web", "fieldSelector": "status.phase=Pending", "limit": "500"}),
         (
@@ -647,5 +649,5 @@ def test_fetchers_issue_one_list_request_each(real_client, items):
 
 
 def test_selectors_for_lookups():
-    assert placement.lease_field_selector(["a", "b"]) == "metadata.namespace!=kube-node-lease"
-    assert placement.lease_field_selector(["a"]) == "metadata.name=a,metadata.namespace!=kube-node-lease"
+    assert placement_gather.lease_field_selector(["a", "b"]) == "metadata.namespace!=kube-node-lease"
+    assert placement_gather.lease_field_selector(["a"]) == "metadata.name=a,metadata.namespace!=kube-node-lease"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.kubesched.scheduler.plugins.module_utils import placement
+from ansible_collections.kubesched.scheduler.plugins.module_utils import placement_gather
 
 
 def bound(name, scheduler, node="kwok-node-0", namespace="demo"):
@@ -59,7 +59,7 @@ def test_a_second_profile_of_the_main_scheduler_meets_default_scheduler(placemen
     fake = placements(
         [bound("web", "default-scheduler"), bound("batch", "binpack-scheduler"), main_scheduler("cp-1", ["default-scheduler", "binpack-scheduler"])]
     )
-    outcome = placement.run(object, {"namespace": "demo", "scheduler_name": "default-scheduler", "state": "scheduled"})
+    outcome = placement_gather.run(object, {"namespace": "demo", "scheduler_name": "default-scheduler", "state": "scheduled"})
     assert "msg" not in outcome and outcome["unmet"] == []
     assert {p["name"]: p["scheduler_process"] for p in outcome["pods"]} == {
         "batch": "static Pod kube-system/kube-scheduler-cp-1",
@@ -79,10 +79,10 @@ def test_a_second_profile_of_a_deployment_meets_its_name(placements):
         [bound("a", "my-scheduler"), bound("b", "my-scheduler-batch"), pending("c", "my-scheduler-batch")],
         deployments=[deployment("my-scheduler", ["my-scheduler-batch"])],
     )
-    outcome = placement.run(object, {"namespace": "demo", "names": ["a", "b"], "scheduler_name": "my-scheduler", "state": "scheduled"})
+    outcome = placement_gather.run(object, {"namespace": "demo", "names": ["a", "b"], "scheduler_name": "my-scheduler", "state": "scheduled"})
     assert outcome["unmet"] == [] and {p["scheduler_process"] for p in outcome["pods"]} == {"Deployment kube-system/my-scheduler"}
     # a pending pod of the other profile asks for the same process: state=pending with scheduler_name holds for it
-    outcome = placement.run(object, {"namespace": "demo", "names": ["c"], "scheduler_name": "my-scheduler", "state": "pending"})
+    outcome = placement_gather.run(object, {"namespace": "demo", "names": ["c"], "scheduler_name": "my-scheduler", "state": "pending"})
     assert outcome["unmet"] == []
 
 
@@ -100,13 +100,13 @@ def test_a_second_profile_of_a_deployment_meets_its_name(placements):
 )
 def test_a_pod_of_another_process_does_not_meet_it(placements, static, deployments):
     placements([bound("batch", "binpack-scheduler"), *static], deployments=deployments)
-    outcome = placement.run(object, {"namespace": "demo", "scheduler_name": "default-scheduler", "state": "scheduled"})
+    outcome = placement_gather.run(object, {"namespace": "demo", "scheduler_name": "default-scheduler", "state": "scheduled"})
     assert outcome["unmet"] == [{"namespace": "demo", "name": "batch", "problems": ["placed by binpack-scheduler, expected default-scheduler"]}]
 
 
 def test_no_lookup_when_every_pod_names_the_expected_scheduler(placements):
     fake = placements([bound("web", "my-scheduler")])
-    outcome = placement.run(object, {"namespace": "demo", "scheduler_name": "my-scheduler", "state": "scheduled"})
+    outcome = placement_gather.run(object, {"namespace": "demo", "scheduler_name": "my-scheduler", "state": "scheduled"})
     assert outcome["unmet"] == [] and outcome["pods"][0]["scheduler_process"] is None
     assert fake.calls == [("pods", "demo", None, None), ("events", "demo", "Scheduled", None)]
 
@@ -117,7 +117,7 @@ def test_a_forbidden_lookup_is_a_warning_and_the_names_are_compared_exactly(plac
     def forbidden(api, names):
         raise api_error(403, "Forbidden", "deployments.apps is forbidden")
 
-    monkeypatch.setattr(placement, "fetch_deployments", forbidden)
-    outcome = placement.run(object, {"namespace": "demo", "scheduler_name": "default-scheduler", "state": "scheduled"})
+    monkeypatch.setattr(placement_gather, "fetch_deployments", forbidden)
+    outcome = placement_gather.run(object, {"namespace": "demo", "scheduler_name": "default-scheduler", "state": "scheduled"})
     assert outcome["unmet"][0]["problems"] == ["placed by binpack-scheduler, expected default-scheduler"]
     assert outcome["warnings"][0].startswith("Which process serves each profile was not looked up: cannot list Deployments: API request failed (403)")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import placement
+from ansible_collections.kubesched.scheduler.plugins.module_utils import placement_gather
 
 NS = "kubesched-pool-default"
 KUBELET = "Pod was rejected: Node didn't have enough resource: cpu, requested: 1200, used: 1210, capacity: 2000"
@@ -22,7 +23,7 @@ def rejected(placements, items):
 
 
 def records(**kwargs):
-    return {record["name"]: record for record in placement.gather(object(), NS, **kwargs)}
+    return {record["name"]: record for record in placement_gather.gather(object(), NS, **kwargs)}
 
 
 def test_the_kubelet_leaves_a_rejected_pod_without_conditions(items):
@@ -66,7 +67,7 @@ def test_the_state_expectation(rejected):
     assert placement.evaluate(found, state="rejected", namespace=NS) == [
         {"namespace": NS, "name": "admitted", "problems": ["scheduled on node kubesched-worker2, not rejected"]}
     ]
-    assert placement.check_params({"state": "rejected", "nodes": ["kubesched-worker2"]}) is None
+    assert placement_gather.check_params({"state": "rejected", "nodes": ["kubesched-worker2"]}) is None
 
 
 def test_a_pod_failed_for_another_reason_is_no_rejection(items):

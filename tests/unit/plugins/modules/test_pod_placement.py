@@ -16,6 +16,8 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import placement
+from ansible_collections.kubesched.scheduler.plugins.module_utils import placement_gather
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s import client, predicates, serving
 from ansible_collections.kubesched.scheduler.plugins.modules import pod_placement
 
 MSG_CPU = (
@@ -230,7 +232,7 @@ def test_api_error_fails_with_traceback(capsys, recorded, monkeypatch, api_error
         failures.append(kwargs)
         return original(module, msg, **kwargs)
 
-    monkeypatch.setattr(placement, "fetch_pods", forbidden)
+    monkeypatch.setattr(placement_gather, "fetch_pods", forbidden)
     monkeypatch.setattr(AnsibleModule, "fail_json", fail_json)
     code, result = run_module(capsys, {"namespace": "demo"})
     assert code == 1
@@ -250,7 +252,7 @@ HOLDER = "my-scheduler-6c8f7d9b5-x2l4q_8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b"
 
 def at(seconds_after_renewal):
     """A clock reading this many seconds after the recorded Lease was renewed."""
-    return placement.parse_time(RENEWED) + timedelta(seconds=seconds_after_renewal)
+    return predicates.parse_time(RENEWED) + timedelta(seconds=seconds_after_renewal)
 
 
 @pytest.fixture
@@ -258,7 +260,7 @@ def local_clock(monkeypatch):
     """Sets the host's UTC clock, by which Leases are judged when no answer of the API server carried a Date."""
 
     def install(moment):
-        monkeypatch.setattr(placement, "utc_now", lambda: moment)
+        monkeypatch.setattr(client, "utc_now", lambda: moment)
 
     return install
 
@@ -275,9 +277,9 @@ def scheduler_deployment(items, ready=1, profiles=None, lease=None):
         del deployment["status"]["readyReplicas"]  # as the API server leaves it out at 0
     annotations = deployment["metadata"]["annotations"]
     if profiles:
-        annotations[placement.PROFILES_ANNOTATION] = ",".join(profiles)
+        annotations[serving.PROFILES_ANNOTATION] = ",".join(profiles)
     if lease:
-        annotations[placement.LEASE_ANNOTATION] = lease
+        annotations[serving.LEASE_ANNOTATION] = lease
     return deployment
 
 
@@ -401,7 +403,7 @@ def test_leases_are_judged_by_the_api_servers_clock(capsys, kube_api, connect_to
 
 
 def test_server_clock_advances_with_the_local_monotonic_clock(clock):
-    cluster = placement.Cluster(object())
+    cluster = placement_gather.Cluster(object())
     assert cluster.server_now() is None
     cluster.saw_date("Sat, 29 Nov 2025 19:42:20 GMT")
     clock.sleep(7.5)
@@ -464,7 +466,7 @@ def test_a_deployment_without_the_profiles_annotation_serves_its_label_only(caps
 def test_deployments_are_listed_by_the_label_key_and_matched_by_profile(capsys, kube_api, connect_to, items, local_clock):
     local_clock(at(5))
     other = scheduler_deployment(items, ready=1, profiles=["team-b", "team-b-batch"], lease="kube-system/team-b")
-    other["metadata"]["name"] = other["metadata"]["labels"][placement.SCHEDULER_LABEL] = "team-b"
+    other["metadata"]["name"] = other["metadata"]["labels"][serving.SCHEDULER_LABEL] = "team-b"
     mine = scheduler_deployment(items, ready=0, profiles=PROFILES, lease="kubesched-system/my-scheduler")
     lists = {
         "/api/v1/namespaces/demo/pods": [waiting_pod(items, "my-scheduler-batch")],
@@ -486,16 +488,16 @@ def test_deployments_are_listed_by_the_label_key_and_matched_by_profile(capsys, 
 def test_served_names_and_lock_lease():
     deployment = {
         "metadata": {
-            "labels": {placement.SCHEDULER_LABEL: "a"},
-            "annotations": {placement.PROFILES_ANNOTATION: " a, b ,,c,b", placement.LEASE_ANNOTATION: "kube-system/a"},
+            "labels": {serving.SCHEDULER_LABEL: "a"},
+            "annotations": {serving.PROFILES_ANNOTATION: " a, b ,,c,b", serving.LEASE_ANNOTATION: "kube-system/a"},
         }
     }
-    assert placement.served_names(deployment) == ["a", "b", "c"]
-    assert placement.lock_lease(deployment) == ("kube-system", "a")
-    deployment["metadata"]["annotations"][placement.LEASE_ANNOTATION] = "a"
-    assert placement.lock_lease(deployment) is None
-    del deployment["metadata"]["labels"][placement.SCHEDULER_LABEL]
-    assert placement.served_names(deployment) == []
+    assert serving.served_names(deployment) == ["a", "b", "c"]
+    assert serving.lock_lease(deployment) == ("kube-system", "a")
+    deployment["metadata"]["annotations"][serving.LEASE_ANNOTATION] = "a"
+    assert serving.lock_lease(deployment) is None
+    del deployment["metadata"]["labels"][serving.SCHEDULER_LABEL]
+    assert serving.served_names(deployment) == []
 
 
 # --- a preset spec.nodeName wins over any event -----------------------------------------------
@@ -591,7 +593,7 @@ def recorded_lists(items):
     lease, deployment = items("leases.json")[0], items("deployments.json")[0]
     others = [renamed(deployment, name) for name in ("team-b", "team-c")]
     for other in others:
-        other["metadata"]["labels"][placement.SCHEDULER_LABEL] = other["metadata"]["name"]
+        other["metadata"]["labels"][serving.SCHEDULER_LABEL] = other["metadata"]["name"]
     return {
         "/api/v1/namespaces/demo/pods": items("pods.json"),
         "/api/v1/namespaces/demo/events": items("events-scheduled.json") + items("events-failed.json") + v1,
@@ -669,7 +671,7 @@ def test_a_second_expiry_fails(capsys, kube_api, connect_to, recorded_lists):
 def test_an_expiry_on_the_first_page_is_not_retried(kube_api, recorded_lists):
     api, pool = paged_api(kube_api, recorded_lists, expire=[None])
     with pytest.raises(Exception, match=r"\(410\)"):
-        list(placement.fetch_pods(api, "demo"))
+        list(placement_gather.fetch_pods(api, "demo"))
     assert len(pool.requests) == 1
 
 
@@ -695,7 +697,7 @@ class PagedList:
 
 def test_list_items_follows_continue_and_restarts_on_gone(api_error):
     method = PagedList([["a", "b"], ["c", "d"], ["e"]], api_error, expire=["p2"])
-    got = list(placement.list_items(placement.Cluster(object(), page_size=2), method, "demo", field_selector="reason=Scheduled"))
+    got = list(placement_gather.list_items(placement_gather.Cluster(object(), page_size=2), method, "demo", field_selector="reason=Scheduled"))
     assert got == ["a", "b", "c", "d", placement.RESTART, "a", "b", "c", "d", "e"]
     assert [call[2] for call in method.calls] == [None, "p1", "p2", None, "p1", "p2"]
     assert {(call[0], call[1]) for call in method.calls} == {("demo", 2)}
@@ -704,16 +706,16 @@ def test_list_items_follows_continue_and_restarts_on_gone(api_error):
 
 def test_list_items_raises_other_errors_and_a_second_gone(api_error):
     with pytest.raises(Exception, match=r"\(410\)"):
-        list(placement.list_items(placement.Cluster(object()), PagedList([["a"], ["b"]], api_error, expire=["p1", "p1"]), "demo"))
+        list(placement_gather.list_items(placement_gather.Cluster(object()), PagedList([["a"], ["b"]], api_error, expire=["p1", "p1"]), "demo"))
     forbidden = PagedList([["a"], ["b"]], api_error, expire=["p1"])
     forbidden.api_error = lambda *args: api_error(403, "Forbidden", "events is forbidden")
     with pytest.raises(Exception, match=r"\(403\)"):
-        list(placement.list_items(placement.Cluster(object()), forbidden, "demo"))
+        list(placement_gather.list_items(placement_gather.Cluster(object()), forbidden, "demo"))
 
 
 def test_pages_are_asked_for_as_they_are_consumed(kube_api, recorded_lists):
     api, pool = paged_api(kube_api, recorded_lists)
-    pods = placement.fetch_pods(placement.Cluster(api, page_size=5), "demo")
+    pods = placement_gather.fetch_pods(placement_gather.Cluster(api, page_size=5), "demo")
     assert pool.requests == []
     assert next(pods)["metadata"]["name"] == "web-7d9c6b5f4-2xkqp"
     assert len(pool.requests) == 1
