@@ -10,6 +10,8 @@
 # second schedulers installed with the collection from the Kubernetes source at the default version (bench-scheduler
 # with the default settings and bench-scheduler-tuned with kube_scheduler_tuning=throughput), for throughput.py and
 # backlog.py (the benchmark "throughput") and placement_scale.py; report.py. Everything the run installed is removed at the end, pass or fail.
+# CONVERGE_BASELINE=DIR: converge.py also times the collection of another commit, checked out in DIR with `make install`
+# run there, alternated with this checkout's (converge.py --baseline).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:?usage: benchmarks/run.sh full|smoke [BENCHMARK...]}
@@ -28,6 +30,7 @@ case $mode in
          BENCH_RESULTS=$(mktemp -d); export BENCH_RESULTS ;;
   *) echo "usage: benchmarks/run.sh full|smoke" >&2; exit 2 ;;
 esac
+[ -z "${CONVERGE_BASELINE:-}" ] || cv+=(--baseline "$CONVERGE_BASELINE")
 
 schedulers=(bench-scheduler bench-scheduler-tuned)
 # pod_placement's pods are placed by the two second schedulers, half each: the cluster's own scheduler writes fewer
