@@ -73,8 +73,9 @@ def dump(obj):
     return yaml.safe_dump(obj, sort_keys=False, default_flow_style=False)
 
 
-def scheduler_container(pod):
-    """The kube-scheduler container of a Pod (its name, or the executable of its command)."""
+def manifest_scheduler_container(pod):
+    """The kube-scheduler container of a static Pod manifest (its name, or the executable of its command); raises
+    StaticPodError when the manifest is not a Pod or has none."""
     if pod.get("kind") != "Pod":
         raise StaticPodError(f"the manifest is a {pod.get('kind')!r}, not a Pod")
     container = predicates.scheduler_container(pod.get("spec"), exact=True)
@@ -104,7 +105,7 @@ def _argv_key(container):
 def info(text):
     """What the role reads from a manifest: image, command, flags, the kubeconfig and leader election it runs with."""
     pod = load(text)
-    container = scheduler_container(pod)
+    container = manifest_scheduler_container(pod)
     argv = list(container.get("command") or []) + list(container.get("args") or [])
     found = flags(argv)
     return {
@@ -149,7 +150,7 @@ def patch_pod(pod, config_path, image="", config_sha256="", volume=VOLUME, profi
     if not str(config_path).startswith("/"):
         raise StaticPodError(f"the configuration path {config_path!r} is not absolute")
     pod = copy.deepcopy(pod)
-    container = scheduler_container(pod)
+    container = manifest_scheduler_container(pod)
     key = _argv_key(container)
     argv = [arg for arg in container.get(key) or [] if flag_name(arg) not in OWNED_FLAGS]
     container[key] = _insert_sorted(argv, f"--config={config_path}")
@@ -178,7 +179,7 @@ def patch_manifest(text, config_path, image="", config_sha256="", volume=VOLUME,
 def trial_command(text, extra=("--master=https://127.0.0.1:9", "--write-config-to=/dev/null")):
     """The command of a patched manifest's container with the trial's flags: kube-scheduler loads, defaults and
     validates the configuration, writes it to /dev/null and exits before it connects to anything."""
-    container = scheduler_container(load(text))
+    container = manifest_scheduler_container(load(text))
     argv = list(container.get("command") or []) + list(container.get("args") or [])
     return [arg for arg in argv if flag_name(arg) not in ("--master", "--write-config-to")] + list(extra)
 

@@ -121,7 +121,7 @@ scheduler: {}
 
 
 def container(text):
-    return static_pod.scheduler_container(yaml.safe_load(text))
+    return static_pod.manifest_scheduler_container(yaml.safe_load(text))
 
 
 def test_info_of_the_kubeadm_manifest():
