@@ -5,8 +5,8 @@
 //
 // It does what kind asks of Envoy, nothing more: it reads the two paths from the bootstrap file, follows both
 // files (read again whenever one changes), listens on the listener's port and proxies each TCP connection to the
-// next healthy API server, round robin. An API server is healthy once GET /healthz over TLS answers 200 within 3 s
-// (every 2 s; unhealthy after 2 failures, healthy after 1 success, as kind's health check), so a node whose
+// next healthy API server, round robin. An API server is healthy once GET /healthz over TLS answers 200 within 2 s
+// (every second; unhealthy after 2 failures, healthy after 1 success, as kind's health check), so a node whose
 // processes are frozen (docker pause) stops receiving connections while its kernel would still accept them.
 package main
 
@@ -77,10 +77,12 @@ func listenPort(lds string) string {
 	return ""
 }
 
-// setBackends keeps the health of the addresses that stay; a new address starts healthy, as Envoy assumes.
-func (p *proxy) setBackends(addresses []string) {
+// setBackends keeps the health of the addresses that stay; a new address starts healthy, as Envoy assumes. It returns
+// the new backends, for their health checks to start.
+func (p *proxy) setBackends(addresses []string) []*backend {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	var added []*backend
 	old := map[string]*backend{}
 	for _, b := range p.backends {
 		old[b.address] = b
@@ -90,9 +92,12 @@ func (p *proxy) setBackends(addresses []string) {
 		if b, ok := old[address]; ok {
 			p.backends = append(p.backends, b)
 		} else {
-			p.backends = append(p.backends, &backend{address: address, healthy: true})
+			b := &backend{address: address, healthy: true}
+			p.backends = append(p.backends, b)
+			added = append(added, b)
 		}
 	}
+	return added
 }
 
 // pick returns the backends to try, the next healthy one first (all of them when none is healthy).
@@ -138,35 +143,36 @@ func closeWrite(conn net.Conn) {
 	}
 }
 
-// check probes every backend's /healthz once.
-func (p *proxy) check(client *http.Client) {
-	p.mu.Lock()
-	backends := append([]*backend(nil), p.backends...)
-	p.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, b := range backends {
-		wg.Add(1)
-		go func(b *backend) {
-			defer wg.Done()
-			ok := false
-			if resp, err := client.Get("https://" + b.address + "/healthz"); err == nil {
-				ok = resp.StatusCode == http.StatusOK
-				resp.Body.Close()
+// watch probes one backend's /healthz every interval until it is no longer one of the backends: unhealthy after 2
+// failures in a row, healthy after 1 success. Each backend is probed on its own, so that a frozen one (whose probe
+// waits for its timeout) delays nobody else's.
+func (p *proxy) watch(b *backend, client *http.Client, interval time.Duration) {
+	for {
+		ok := false
+		if resp, err := client.Get("https://" + b.address + "/healthz"); err == nil {
+			ok = resp.StatusCode == http.StatusOK
+			resp.Body.Close()
+		}
+		p.mu.Lock()
+		current := false
+		for _, other := range p.backends {
+			current = current || other == b
+		}
+		if ok {
+			if !b.healthy {
+				log.Printf("%s healthy", b.address)
 			}
-			p.mu.Lock()
-			defer p.mu.Unlock()
-			if ok {
-				if !b.healthy {
-					log.Printf("%s healthy", b.address)
-				}
-				b.healthy, b.failures = true, 0
-			} else if b.failures++; b.failures >= 2 && b.healthy {
-				b.healthy = false
-				log.Printf("%s unhealthy", b.address)
-			}
-		}(b)
+			b.healthy, b.failures = true, 0
+		} else if b.failures++; b.failures >= 2 && b.healthy {
+			b.healthy = false
+			log.Printf("%s unhealthy", b.address)
+		}
+		p.mu.Unlock()
+		if !current {
+			return
+		}
+		time.Sleep(interval)
 	}
-	wg.Wait()
 }
 
 func read(path string) string {
@@ -190,22 +196,19 @@ func main() {
 		cdsPath, ldsPath = ldsPath, cdsPath
 	}
 	p := &proxy{}
+	// Kind asks Envoy for a 3 s timeout every 2 s; 2 s every second finds a frozen API server sooner.
 	client := &http.Client{
-		Timeout:   3 * time.Second,
+		Timeout:   2 * time.Second,
 		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, DisableKeepAlives: true}, //nolint:gosec // health checks only, as kind's
 	}
-	go func() {
-		for {
-			p.check(client)
-			time.Sleep(2 * time.Second)
-		}
-	}()
 	var listener net.Listener
 	var listening, cds, lds string
 	for {
 		if c, l := read(cdsPath), read(ldsPath); c != cds || l != lds {
 			cds, lds = c, l
-			p.setBackends(endpoints(cds))
+			for _, b := range p.setBackends(endpoints(cds)) {
+				go p.watch(b, client, time.Second)
+			}
 			log.Printf("backends %v", endpoints(cds))
 			if port := listenPort(lds); port != listening && port != "" {
 				if listener != nil {
