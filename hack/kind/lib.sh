@@ -61,7 +61,7 @@ lock_holders() {
 # is waited on for KUBESCHED_LOCK_WAIT seconds (default 120), then refused with the holders' pids and commands.
 # A waiter does not keep FILE open between its tries, so that the processes that have it open are its holders.
 lock() {
-  local fd=$1 file what=$3 start=$SECONDS holders said=
+  local fd=$1 file what=$3 start=$SECONDS holders said= script
   file=$(realpath -m "$2")  # as /proc/PID/fd shows it
   local limit=${KUBESCHED_LOCK_WAIT:-120}
   while :; do
@@ -70,10 +70,11 @@ lock() {
     eval "exec $fd>&-"
     holders=$(lock_holders "$file")
     if [ -z "$holders" ]; then sleep 1; continue; fi  # released between the try and the look
-    if grep -q 'cluster\.sh\|kwok\.sh' <<< "$holders"; then
-      if [ "$said" != "$holders" ]; then
-        log "another $what is under way: waiting for $(grep -m1 'cluster\.sh\|kwok\.sh' <<< "$holders")"
-        said=$holders
+    if script=$(grep -m1 'cluster\.sh\|kwok\.sh' <<< "$holders"); then
+      # Named once per script: what it runs in the foreground (make, go, ...) comes and goes among the holders.
+      if [ "$said" != "$script" ]; then
+        log "another $what is under way: waiting for $script"
+        said=$script
       fi
       start=$SECONDS
     elif [ $((SECONDS - start)) -ge "$limit" ]; then
