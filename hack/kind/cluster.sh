@@ -193,7 +193,7 @@ healthy() {
     grep -q -- "--node-ip=$ip\b" <<< "$flags" || { log "$node now has address $ip, not the one it was set up with"; return 1; }
   done
   for _ in $(seq 60); do kubectl_ get --raw /readyz >/dev/null 2>&1 && break; sleep 2; done
-  kubectl_ wait --for=condition=Ready nodes --all --timeout=120s >/dev/null 2>&1 &&
+  nodes_registered 120 && kubectl_ wait --for=condition=Ready nodes --all --timeout=120s >/dev/null 2>&1 &&
   kubectl_ -n kube-system wait --for=condition=Ready pods --all --timeout=120s >/dev/null 2>&1
 }
 
@@ -208,8 +208,23 @@ ready() {
   up
 }
 
+# nodes_registered SECONDS: every node of the cluster ($CLUSTER_CONTROL_PLANES + $CLUSTER_WORKERS) has registered with
+# the API server. `kind create --wait` waits for the control plane only, and a worker's kubelet registers its Node some
+# time after its `kubeadm join` returned (a minute and more on a loaded machine): `kubectl wait nodes --all` alone
+# would pass on the nodes there are.
+nodes_registered() {
+  local want=$((CLUSTER_CONTROL_PLANES + CLUSTER_WORKERS)) deadline=$((SECONDS + $1)) n
+  while :; do
+    n=$(kubectl_ get nodes --no-headers 2>/dev/null | wc -l)
+    [ "$n" -ge "$want" ] && return 0
+    [ $SECONDS -lt "$deadline" ] || { log "$n of $want nodes registered after $1 s"; kubectl_ get nodes >&2 || true; return 1; }
+    sleep 2
+  done
+}
+
 wait_ready() {
   log "waiting for every node Ready and every kube-system pod Running"
+  nodes_registered 300 || die "not every node of $CLUSTER_NAME registered"
   kubectl_ wait --for=condition=Ready nodes --all --timeout=300s >/dev/null
   kubectl_ -n kube-system rollout status deployment/coredns --timeout=300s >/dev/null
   kubectl_ -n kube-system rollout status daemonset/kube-proxy --timeout=300s >/dev/null

@@ -14,7 +14,7 @@ check() {  # check DESCRIPTION COMMAND...
 }
 
 nodes_ready() {
-  local want=$((1 + CLUSTER_WORKERS)) n
+  local want=$((CLUSTER_CONTROL_PLANES + CLUSTER_WORKERS)) n
   n=$(k get nodes --no-headers | awk -v v="$KUBE_VERSION" '$2 == "Ready" && $5 == v' | wc -l)
   [ "$n" -eq "$want" ] || { k get nodes; echo "expected $want Ready nodes at $KUBE_VERSION, found $n"; return 1; }
 }
@@ -98,7 +98,7 @@ no_remote_pulls() {
   done
 }
 
-check "$((1 + CLUSTER_WORKERS)) nodes Ready at $KUBE_VERSION" nodes_ready
+check "$((CLUSTER_CONTROL_PLANES + CLUSTER_WORKERS)) nodes Ready at $KUBE_VERSION" nodes_ready
 check "every kube-system pod Running (coredns and kube-proxy included)" system_running
 check "pods start on two workers" setup
 check "an image pushed to localhost:$REGISTRY_PORT runs as a pod on ${WORKERS[0]}" pushed_image_runs
