@@ -42,6 +42,7 @@ KINDS = {
     "ServiceMonitor": ("/apis/monitoring.coreos.com/v1", "servicemonitors", True),
     "PrometheusRule": ("/apis/monitoring.coreos.com/v1", "prometheusrules", True),
     "Node": ("/api/v1", "nodes", False),
+    "Event": ("/api/v1", "events", True),
     # Served as v1 from Kubernetes 1.36, as v1beta1 before when enabled: the object's apiVersion chooses.
     "MutatingAdmissionPolicy": ("/apis/admissionregistration.k8s.io/v1", "mutatingadmissionpolicies", False),
     "MutatingAdmissionPolicyBinding": ("/apis/admissionregistration.k8s.io/v1", "mutatingadmissionpolicybindings", False),
