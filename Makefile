@@ -77,7 +77,7 @@ cluster-down: ## delete the cluster and the registry (cached images stay)
 
 # A highly available control plane: three control-plane nodes (etcd, API server, controller manager and scheduler on
 # each) behind kind's load balancer, whose image is built here (hack/kind/lb), and a worker.
-HA := KUBE_VERSION=$(KUBE_VERSION) CLUSTER_NAME=kubesched-ha CLUSTER_CONTROL_PLANES=3 CLUSTER_WORKERS=1
+HA := KUBE_VERSION=$(KUBE_VERSION) CLUSTER_NAME=kubesched-ha CLUSTER_CONTROL_PLANES=3 CLUSTER_WORKERS=1 CLUSTER_SSH=1
 cluster-ha: ## the kind cluster kubesched-ha: three control-plane nodes behind kind's load balancer, and a worker
 	$(HA) $(KIND)/cluster.sh up
 

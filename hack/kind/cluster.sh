@@ -120,7 +120,7 @@ images() {
   "$KIND_DIR/build-extras.sh" >&2
   "$KIND_DIR/images.sh" busybox registry >&2
   [ "$CLUSTER_CONTROL_PLANES" -gt 1 ] && "$KIND_DIR/images.sh" lb >&2
-  "$KIND_DIR/images.sh" node | tail -1
+  if [ "$CLUSTER_SSH" = 1 ]; then "$KIND_DIR/images.sh" node-ssh | tail -1; else "$KIND_DIR/images.sh" node | tail -1; fi
   unlock 8
 }
 

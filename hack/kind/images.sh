@@ -7,6 +7,7 @@
 #   registry    a registry from Debian's docker-registry, with its own config and no auth
 #   rootfs      the debootstrapped Debian trees the images start from
 #   node        the kind node image: Debian + systemd + containerd + kubelet, every image preloaded
+#   node-ssh    the node image with an SSH server and a user with sudo (CLUSTER_SSH=1: make cluster-ha); prints its name
 #   lb          the load balancer kind runs in front of several control-plane nodes, under the name kind uses
 #               ($KIND_LB_IMAGE): the tools image and our own TCP proxy (lb/), which follows kind's envoy files
 #   prometheus  Debian's Prometheus server (the host's package) on the tools image, pushed to the local registry
@@ -245,6 +246,25 @@ target_node() {
   echo "$image"
 }
 
+# target_node_ssh: the node image with an SSH server and a user with sudo (node-ssh/Dockerfile.in, packages from
+# $DEBIAN_MIRROR), a layer over the node image: the other clusters' node images are not rebuilt. Prints its name.
+target_node_ssh() {
+  local node k image ctx
+  node=$(target_node)
+  k=$(key "$(docker image inspect -f '{{.Id}}' "$node")" "$KIND_DIR/node-ssh/Dockerfile.in" "$DEBIAN_MIRROR" "recipe:node-ssh-v1")
+  image=kubesched.local/node-ssh:$KUBE_VERSION-$k
+  if [ "$(image_key "$image")" != "$k" ]; then
+    ctx=$(mktemp -d)
+    sed "s|@NODE_IMAGE@|$node|" "$KIND_DIR/node-ssh/Dockerfile.in" > "$ctx/Dockerfile"
+    build_context "$image" "$k" "$ctx" >&2; rm -rf "$ctx"
+    docker images kubesched.local/node-ssh --format '{{.Repository}}:{{.Tag}}' | grep -F ":$KUBE_VERSION-" | grep -vxF "$image" \
+      | xargs -r docker rmi >/dev/null 2>&1 || true
+  else
+    log "$image: cached"
+  fi
+  echo "$image"
+}
+
 # target_prometheus: the Prometheus of the host's Debian package (hack/kind/install-host.sh installs it; promtool comes
 # with it) on the tools image, as user nobody, in the local registry under a tag of its key; prints its name.
 target_prometheus() {
@@ -270,6 +290,7 @@ for t in "$@"; do
     all) target_busybox; target_registry; target_node >/dev/null ;;
     rootfs) rootfs node "$NODE_PACKAGES" >/dev/null; rootfs tools "$TOOLS_PACKAGES" >/dev/null ;;
     busybox | components | cni | registry | node | lb | prometheus) "target_$t" ;;
-    *) die "unknown target $t (rootfs, busybox, components, cni, registry, node, lb, prometheus, all)" ;;
+    node-ssh) target_node_ssh ;;
+    *) die "unknown target $t (rootfs, busybox, components, cni, registry, node, node-ssh, lb, prometheus, all)" ;;
   esac
 done

@@ -19,6 +19,7 @@ need_pkg debootstrap debootstrap
 need_pkg jq jq
 need_pkg git git
 need_pkg make make
+need_pkg ssh openssh-client  # the HA scenario reaches its control-plane nodes over SSH (molecule/main_scheduler_ha)
 need_pkg podman podman  # the podman path of the image role, in molecule/reliability (part least_privilege)
 # promtool for the alert rules' unit tests, and the Prometheus server images.sh packages for molecule/leader_election.
 # Debian starts the server where systemd runs; this host needs only the binaries.

@@ -28,6 +28,8 @@ if [ "$KUBE_VERSION" = "$DEFAULT_KUBE_VERSION" ]; then CLUSTER_WORKERS=${CLUSTER
 # Control-plane nodes: one, or three (make cluster-ha) behind kind's load balancer (images.sh lb).
 CLUSTER_CONTROL_PLANES=${CLUSTER_CONTROL_PLANES:-1}
 [[ $CLUSTER_CONTROL_PLANES =~ ^[1-9]$ ]] || { printf 'ERROR: CLUSTER_CONTROL_PLANES must be 1 to 9, not %s\n' "$CLUSTER_CONTROL_PLANES" >&2; exit 1; }
+# 1: the nodes run an SSH server and have the user kubesched with sudo (images.sh node-ssh), as make cluster-ha's do.
+CLUSTER_SSH=${CLUSTER_SSH:-0}
 REGISTRY_NAME=${REGISTRY_NAME:-kubesched-registry}
 REGISTRY_PORT=${REGISTRY_PORT:-5001}
 # offline: build every image here; stock: use kindest/node and registry:2 (machines that can pull)
