@@ -44,6 +44,7 @@ from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.predicate
     scheduler_container,
 )
 from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.serving import (
+    CONFIG_SHA256_ANNOTATION,
     DEFAULT_SCHEDULER,
     NODE_LEASE_NAMESPACE,
     lock_lease,
@@ -104,6 +105,7 @@ def _workload(kind, namespace, name, container, configuration, flags, image):
         "leader": None,
         "lease": None,
         "serves": [],
+        "config_sha256": None,
     }
 
 
@@ -142,6 +144,7 @@ def static_scheduler(pod, get_configmap):
         # a kube-scheduler whose profiles cannot be read is taken to serve the default profile, as kubeadm's does
         serves=list(configuration["profiles"] or [DEFAULT_SCHEDULER]),
     )
+    entry["config_sha256"] = (metadata.get("annotations") or {}).get(CONFIG_SHA256_ANNOTATION, "")
     entry["_lock"] = configuration["lock"]
     return entry
 
@@ -215,11 +218,32 @@ def _served_by(entry, running):
     return {"kind": entry["kind"], "namespace": entry["namespace"], "name": entry["name"], "running": running}
 
 
-def _running(entry):
-    """A static pod or Deployment runs when ready; a lease holder when ready and its Lease is live."""
+def _running(entry, static_leader=False):
+    """A static pod or Deployment runs when ready; a lease holder when ready and its Lease is live. When one of the
+    static pods leads (``static_leader``), a static pod serves its profiles only when it is that one: the others are
+    standbys, which schedule nothing."""
     if entry["kind"] == KIND_LEASE_HOLDER:
         return bool(entry["ready"] and entry["lease"] and entry["lease"].get("live"))
+    if entry["kind"] == KIND_STATIC and static_leader:
+        return bool(entry["ready"] and entry["leader"])
     return bool(entry["ready"])
+
+
+def control_plane(schedulers):
+    """The static schedulers of the control-plane nodes side by side: each one's node, configuration sha256 ('' for
+    kubeadm's own manifest), image, readiness and leadership; ``split`` when they run different configurations or
+    images; the profiles a standby serves that the leader lacks (their pods wait for a leader that has them)."""
+    static = [entry for entry in schedulers if entry["kind"] == KIND_STATIC]
+    leader = next((entry for entry in static if entry["leader"]), None)
+    standby_only = sorted({name for entry in static if entry is not leader for name in entry["serves"]} - set(leader["serves"])) if leader else []
+    return {
+        "nodes": [
+            {"pod": e["name"], "node": e["node"], "config_sha256": e["config_sha256"], "image": e["image"], "ready": e["ready"], "leader": e["leader"]}
+            for e in static
+        ],
+        "split": len({(entry["config_sha256"], entry["image"]) for entry in static}) > 1,
+        "standby_only_profiles": standby_only,
+    }
 
 
 def assemble(leases, deployments, scan, now, tolerance, get_configmap, get_replicaset, errors=None):
@@ -308,8 +332,20 @@ def assemble(leases, deployments, scan, now, tolerance, get_configmap, get_repli
     schedulers.sort(key=lambda entry: (KIND_ORDER[entry["kind"]], entry["namespace"] or "", entry["name"] or ""))
     leases_out = [reported[key] for key in sorted(reported)]
     names = scheduler_names(schedulers, leases_out, scan.names)
+    plane = control_plane(schedulers)
+    if plane["split"]:
+        errors.append(
+            "the control-plane nodes run different kube-scheduler configurations or images: "
+            + "; ".join(f"{n['node']}: {n['config_sha256'][:12] or 'kubeadm'} {n['image']}" + (" (leader)" if n["leader"] else "") for n in plane["nodes"])
+        )
+    if plane["standby_only_profiles"]:
+        errors.append(
+            "profiles served only by standby control-plane schedulers, not by the leader: "
+            f"{', '.join(plane['standby_only_profiles'])} (their pods stay Pending)"
+        )
     return {
         "schedulers": schedulers,
+        "control_plane": plane,
         "default_scheduler": default_scheduler(schedulers, states.get(DEFAULT_LOCK)),
         "leases": leases_out,
         "scheduler_names": names,
@@ -341,10 +377,11 @@ def scheduler_names(schedulers, leases, counts):
     names = {}
     for name, entry in counts.items():
         names[name] = {"pods": entry["pods"], "pending": entry["pending"], "pending_pods": list(entry["pending_pods"]), "served_by": []}
+    static_leader = any(entry["leader"] for entry in schedulers if entry["kind"] == KIND_STATIC)
     for entry in schedulers:
         for name in entry["serves"]:
             names.setdefault(name, {"pods": 0, "pending": 0, "pending_pods": [], "served_by": []})
-            names[name]["served_by"].append(_served_by(entry, _running(entry)))
+            names[name]["served_by"].append(_served_by(entry, _running(entry, static_leader)))
     for lease in leases:
         if lease["scheduler"] is None and lease["name"] in names:
             names[lease["name"]]["served_by"].append({"kind": KIND_LEASE, "namespace": lease["namespace"], "name": lease["name"], "running": lease["live"]})

@@ -243,6 +243,23 @@ schedulers:
       elements: str
       returned: always
       sample: ["default-scheduler"]
+    config_sha256:
+      description:
+        - For a static pod, the sha256 of the configuration the role P(kubesched.scheduler.main_scheduler#role) wrote
+          (its C(kubesched.io/config-sha256) annotation); empty for kubeadm's own manifest; null for the other kinds.
+      type: str
+      returned: always
+control_plane:
+  description:
+    - The static schedulers of the control-plane nodes side by side, each with its C(pod), C(node), C(config_sha256),
+      C(image), C(ready) and C(leader); C(split) when they run different configurations or images; and
+      C(standby_only_profiles), the profiles a standby serves that the leader lacks (their pods wait). Either one is
+      also reported in RV(errors).
+    - A static pod serves its profiles in RV(scheduler_names) only while it leads, when one of them does.
+  returned: always
+  type: dict
+  sample: {"nodes": [{"pod": "kube-scheduler-cp1", "node": "cp1", "config_sha256": "", "image": "registry.k8s.io/kube-scheduler:v1.37.2",
+           "ready": true, "leader": true}], "split": false, "standby_only_profiles": []}
 default_scheduler:
   description:
     - The cluster's default scheduler - which pod runs it, on which node, with what image and version.
@@ -395,7 +412,9 @@ unserved:
   elements: dict
   sample: [{"scheduler_name": "no-such-scheduler", "reason": "NoScheduler", "pods": 1, "pending": 1, "pending_pods": ["demo/pod3"], "found": []}]
 errors:
-  description: What could not be listed (forbidden or unknown to the API server); the rest of the result is then partial.
+  description:
+    - What could not be listed (forbidden or unknown to the API server); the rest of the result is then partial.
+    - A control plane whose nodes run different scheduler configurations, and profiles only standbys serve.
   returned: always
   type: list
   elements: str

@@ -25,6 +25,8 @@ Obj = Dict[str, Any]
 DEFAULT_SCHEDULER = "default-scheduler"
 SCHEDULER_LABEL = "kubesched.io/scheduler-name"
 PROFILES_ANNOTATION = "kubesched.io/scheduler-profiles"
+# The sha256 of the configuration the main_scheduler role wrote, on the static pod (so on its mirror pod).
+CONFIG_SHA256_ANNOTATION = "kubesched.io/config-sha256"
 LEASE_ANNOTATION = "kubesched.io/scheduler-lease"
 NODE_LEASE_NAMESPACE = "kube-node-lease"
 MIRROR_POD_ANNOTATION = "kubernetes.io/config.mirror"

@@ -298,8 +298,36 @@ def test_with_several_control_planes_the_leader_is_the_lease_holders_node(serve,
     [lease] = result["leases"]
     assert lease["holder_pod"] == "kube-system/kube-scheduler-kubesched-control-plane2"
     assert lease["scheduler"]["name"] == "kube-scheduler-kubesched-control-plane2"
-    assert len(result["scheduler_names"]["default-scheduler"]["served_by"]) == 3
+    # a standby schedules nothing: only the leader serves the profile
+    assert [server["running"] for server in result["scheduler_names"]["default-scheduler"]["served_by"]] == [False, True, False]
+    assert result["control_plane"]["split"] is False and result["control_plane"]["standby_only_profiles"] == []
+    assert [(n["node"], n["config_sha256"], n["leader"]) for n in result["control_plane"]["nodes"]] == [
+        (NODE, "", False),
+        (NODE + "2", "", True),
+        (NODE + "3", "", False),
+    ]
     assert result["errors"] == [] and count == 3
+
+
+def test_a_split_control_plane_and_a_profile_only_standbys_serve_are_flagged(serve, kind_cluster):
+    cluster = control_planes(kind_cluster, NODE + "2")
+    standby = named(cluster["pods"], "kube-scheduler-kubesched-control-plane3")
+    # as the main_scheduler role leaves a node: --config of a file on the node, its profiles and sha256 on the pod
+    standby["metadata"]["annotations"].update({"kubesched.io/config-sha256": "ab" * 32, "kubesched.io/scheduler-profiles": "default-scheduler,binpack"})
+    standby["spec"]["containers"][0]["command"].append("--config=/etc/kubernetes/kubesched/kube-scheduler-config.yaml")
+    result, _requests, _count = gather(serve, **cluster)
+    plane = result["control_plane"]
+    assert plane["split"] is True and plane["standby_only_profiles"] == ["binpack"]
+    assert [n["config_sha256"] for n in plane["nodes"]] == ["", "", "ab" * 32]
+    assert result["errors"] == [
+        "the control-plane nodes run different kube-scheduler configurations or images: kubesched-control-plane: kubeadm "
+        "registry.k8s.io/kube-scheduler:v1.37.2; kubesched-control-plane2: kubeadm registry.k8s.io/kube-scheduler:v1.37.2 (leader); "
+        "kubesched-control-plane3: abababababab registry.k8s.io/kube-scheduler:v1.37.2",
+        "profiles served only by standby control-plane schedulers, not by the leader: binpack (their pods stay Pending)",
+    ]
+    assert result["scheduler_names"]["binpack"]["served_by"] == [
+        {"kind": "static_pod", "namespace": "kube-system", "name": "kube-scheduler-kubesched-control-plane3", "running": False}
+    ]
 
 
 def test_with_an_expired_lease_no_control_plane_leads_and_the_first_ready_one_answers(serve, kind_cluster, clock):
