@@ -9,6 +9,10 @@ at each second of --delete-leader-at (each time once a live pod other than the o
 then at --drain-at the node of the other replica is cordoned and drained with kubectl; every node this run
 cordoned is uncordoned at the end, whatever happened.
 
+With --disrupt freeze: at --freeze-at seconds the node of the pod that holds the Lease is frozen (docker pause of its
+kind node container), thawed --freeze-for seconds later; then the frozen pod must give way (its container restarts,
+another pod holds the Lease). molecule/main_scheduler_ha uses it on its three control-plane nodes.
+
 Load runs --duration seconds; with --stop-file also until that file exists; with disruptions also until they
 are done plus --tail seconds; never longer than --max-duration. Then the run waits until every pod was seen
 bound (--bind-timeout), reads the Scheduled and FailedScheduling events of the namespace and writes the figures
@@ -433,6 +437,89 @@ class Failover(threading.Thread):
             self.uncordoned.append({"node": node, **self._kubectl("uncordon", node, timeout=60)})
 
 
+class Freeze(Failover):
+    """Freezes the node of the leading pod (docker pause of its kind node container: the kubelet, the pod and, on a
+    control-plane node, its API server and etcd member stop without a word, as a hung machine does) at --freeze-at
+    seconds, and thaws it after --freeze-for seconds; then notes whether the frozen leader gave way (its container
+    restarted, or it is not the holder) within --leader-wait seconds."""
+
+    def _docker(self, verb, node):
+        began = time.time()
+        proc = subprocess.run(["docker", verb, node], capture_output=True, text=True, timeout=60, check=False)
+        return {
+            "command": f"docker {verb} {node}",
+            "rc": proc.returncode,
+            "seconds": round(time.time() - began, 3),
+            "output": (proc.stdout + proc.stderr).strip()[-300:],
+        }
+
+    def run(self):
+        node = None
+        try:
+            self._sleep_until(self.start_time + self.args.freeze_at)
+            pod = self._live_holder(exclude=[])
+            if pod is None:
+                self.actions.append(
+                    {"action": "freeze", "planned_at": self.args.freeze_at, "done": False, "why": f"no live holder within {self.args.leader_wait}s"}
+                )
+                return
+            name, node, now = pod["metadata"]["name"], pod["spec"]["nodeName"], time.time()
+            restarts = sum(status.get("restartCount", 0) for status in pod["status"].get("containerStatuses") or [])
+            result = self._docker("pause", node)
+            self.cordoned.append(node)  # thawed by uncordon() whatever happens
+            self.actions.append(
+                {
+                    "action": "freeze",
+                    "planned_at": self.args.freeze_at,
+                    "at": round(now - self.start_time, 3),
+                    "pod": name,
+                    "node": node,
+                    "done": result["rc"] == 0,
+                    **result,
+                }
+            )
+            self._sleep_until(now + self.args.freeze_for)
+            thawed_at = time.time()
+            result = self._docker("unpause", node)
+            self.cordoned.remove(node)
+            self.actions.append({"action": "thaw", "at": round(thawed_at - self.start_time, 3), "node": node, "done": result["rc"] == 0, **result})
+            deadline = time.time() + self.args.leader_wait
+            gave_way = None
+            while time.time() < deadline:
+                current = self._pod(name)
+                now_restarts = sum(s.get("restartCount", 0) for s in (current or {}).get("status", {}).get("containerStatuses") or [])
+                if current is not None and now_restarts > restarts and self.lease.holder_pod() != name:
+                    gave_way = {
+                        "action": "gave-way",
+                        "at": round(time.time() - self.start_time, 3),
+                        "pod": name,
+                        "restarts": now_restarts,
+                        "holder": self.lease.holder_pod(),
+                        "done": True,
+                    }
+                    break
+                time.sleep(0.5)
+            self.actions.append(
+                gave_way
+                or {
+                    "action": "gave-way",
+                    "pod": name,
+                    "done": False,
+                    "holder": self.lease.holder_pod(),
+                    "why": f"its container did not restart, or it holds the Lease, {self.args.leader_wait}s after the thaw",
+                }
+            )
+        except Exception as exc:  # noqa: BLE001 - reported as a problem of the run
+            self.error = f"{type(exc).__name__}: {exc}"
+        finally:
+            self.done_at = time.time()
+
+    def uncordon(self):
+        for node in list(self.cordoned):
+            self.uncordoned.append({"node": node, **self._docker("unpause", node)})
+            self.cordoned.remove(node)
+
+
 def leadership(samples, end):
     """Each change of leader seen in the Lease's records, and how long nobody led: from the last sign of life of the
     record before the change (its renewTime: the last renewal of the previous holder, or its release) to the
@@ -584,7 +671,9 @@ def parse_args(argv=None):
     parser.add_argument("--max-duration", type=float, default=900.0, help="seconds of load at most")
     parser.add_argument("--stop-file", help="keep the load on until this file exists")
     parser.add_argument("--tail", type=float, default=5.0, help="seconds of load after the last disruption")
-    parser.add_argument("--disrupt", choices=["none", "failover"], default="none")
+    parser.add_argument("--disrupt", choices=["none", "failover", "freeze"], default="none")
+    parser.add_argument("--freeze-at", type=float, default=10.0, help="seconds after the start: the leader's node is frozen (--disrupt freeze)")
+    parser.add_argument("--freeze-for", type=float, default=25.0, help="seconds the node stays frozen")
     parser.add_argument("--delete-leader-at", default="15,35", help="comma-separated seconds after the start")
     parser.add_argument("--drain-at", default="50", help="seconds after the start; 'none' drains nothing")
     parser.add_argument("--leader-wait", type=float, default=120.0, help="seconds to wait for a live leader before a disruption")
@@ -597,8 +686,8 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     args.delete_leader_at = sorted(float(s) for s in args.delete_leader_at.split(",") if s.strip())
     args.drain_at = None if args.drain_at.strip().lower() in ("", "none") else float(args.drain_at)
-    if args.disrupt == "failover" and not args.deployment:
-        parser.error("--disrupt failover needs --deployment")
+    if args.disrupt in ("failover", "freeze") and not args.deployment:
+        parser.error(f"--disrupt {args.disrupt} needs --deployment")
     if args.rate <= 0:
         parser.error("--rate must be above 0")
     return args
@@ -618,7 +707,8 @@ def measure(args):
     if not lease.samples:
         problems.append(f"the Lease {args.lease} could not be read before the load: {lease.error_samples[:1]}")
     start = time.time()
-    chaos = Failover(api, args, lease, start) if args.disrupt == "failover" else None
+    chaos = {"failover": Failover, "freeze": Freeze}.get(args.disrupt)
+    chaos = chaos(api, args, lease, start) if chaos else None
     load = Load(api, args.namespace, args.scheduler, args.image, args.part, args.rate)
 
     def should_stop(now):
@@ -676,8 +766,10 @@ def measure(args):
             "duration": args.duration,
             "stop_file": args.stop_file,
             "disrupt": args.disrupt,
-            "delete_leader_at": args.delete_leader_at if chaos else [],
-            "drain_at": args.drain_at if chaos else None,
+            "delete_leader_at": args.delete_leader_at if args.disrupt == "failover" else [],
+            "freeze_at": args.freeze_at if args.disrupt == "freeze" else None,
+            "freeze_for": args.freeze_for if args.disrupt == "freeze" else None,
+            "drain_at": args.drain_at if args.disrupt == "failover" else None,
             "lease_interval": args.lease_interval,
         },
         "load": {
