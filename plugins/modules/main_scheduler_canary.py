@@ -54,7 +54,7 @@ attributes:
     support: none
   idempotent:
     support: full
-    details: The canaries are deleted; RV(changed) is always false.
+    details: The canaries are deleted; the module never reports a change.
 seealso:
   - module: kubesched.scheduler.main_scheduler_nodes
 """

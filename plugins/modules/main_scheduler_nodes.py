@@ -11,7 +11,7 @@ version_added: 0.4.0
 author:
   - kubesched maintainers (@kubesched)
 description:
-  - Reads each node's kube-scheduler mirror pod (C(kube-scheduler-<node>)) and the Lease C(kube-system/kube-scheduler):
+  - Reads each node's kube-scheduler mirror pod (C(kube-scheduler-<node>)) and the Lease C(kube-system/kube-scheduler),
     the spec each node runs, its configuration's sha256 (the annotation C(kubesched.io/config-sha256) of the role
     P(kubesched.scheduler.main_scheduler#role)), image, health, and which node leads.
   - Orders the nodes to change (those with O(nodes[].act)) standby nodes first and the leader's node last, so that
@@ -22,9 +22,9 @@ options:
   nodes:
     description:
       - The control-plane nodes, each its inventory host's name (the node's name too), or a dict with C(host) (its
-        inventory host), C(node) (its node's name, default C(host)), C(act) (whether its files are to be changed; it is then in RV(order)) and C(config_sha256) (the
-        configuration it must run, the empty string for kubeadm's manifest: a node whose pod runs another, or is not
-        healthy, is in RV(order) too). Other keys are ignored.
+        inventory host), C(node) (its node's name, default C(host)), C(act) (whether its files are to be changed; it is
+        then in RV(order)) and C(config_sha256) (the configuration it must run, the empty string for kubeadm's
+        manifest; a node whose pod runs another, or is not healthy, is in RV(order) too). Other keys are ignored.
     type: list
     elements: raw
     required: true
