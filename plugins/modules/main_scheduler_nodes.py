@@ -14,8 +14,8 @@ description:
   - Reads each node's kube-scheduler mirror pod (C(kube-scheduler-<node>)) and the Lease C(kube-system/kube-scheduler),
     the spec each node runs, its configuration's sha256 (the annotation C(kubesched.io/config-sha256) of the role
     P(kubesched.scheduler.main_scheduler#role)), image, health, and which node leads.
-  - Orders the nodes to change (those with O(nodes[].act)) standby nodes first and the leader's node last, so that
-    leadership moves once.
+  - Orders the nodes to change (those whose files differ, or whose pod runs another configuration or is not
+    healthy) standby nodes first and the leader's node last, so that leadership moves once.
   - With O(wait), waits for one node's pod to be the one expected, Ready, its container not restarting for 3 s;
     fails at once when the container cannot start or restarts, with the tail of its log.
 options:
