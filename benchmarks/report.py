@@ -165,7 +165,7 @@ def backlog(doc):
         goals.append(f"- Second scheduler with `kube_scheduler_tuning: throughput` against `{baseline}`: {tuned:.3f}x (goal >= 1.5x: {goal(tuned >= 1.5)}).")
     if any("refused_429" in run for run in doc["runs"]):
         goals.append(
-            "- Its requests refused with 429: the new process's own `rest_client_requests_total{code=\"429\"}`, requests the API "
+            '- Its requests refused with 429: the new process\'s own `rest_client_requests_total{code="429"}`, requests the API '
             "server's API Priority and Fairness refused because the queues of the scheduler's priority level were full; kube-scheduler "
             "retries each after the `Retry-After` it was sent, so binding slows down: a client rate above what the API server serves "
             "is not faster. Compare the pods bound a second with the API server's own pod-create rate below."
@@ -287,33 +287,37 @@ def placement(doc):
 def converge(doc):
     summary = doc["summary"]
     ratio = summary["ratio"]["median"]
-    return [
-        "## Converge: the collection against kubectl",
-        "",
-        f"`{doc['command']}`",
-        "",
-        f"Machine: {machine_line(doc['machine'])}.",
-        "",
-        "From a clean slate each time (playbooks/uninstall.yml between runs, not timed), alternated: `site.yml --tags deploy` "
-        "(preflight, ClusterRole lock, apply, rollout wait; image already pushed; a first install runs no trial Pod: its own "
-        "pods are the trial, and what it created is removed when they fail) against `kubectl "
-        "patch` of the rendered ClusterRole patch + `kubectl apply -f` of the same rendered manifests and image digest + "
-        "`kubectl rollout status` + polling until a pod of the new Deployment holds the Lease. Then, in the collection's leg, "
-        "the re-runs with nothing changed (asserted changed=0). Both legs wait for the same probes: the Deployment's startup "
-        "probe every second, after which the kubelet probes readiness at once.",
-        "",
-        "| what | time |",
-        "| --- | ---: |",
-        f"| collection, `site.yml --tags deploy` ({summary['tasks']} tasks) | {spread(summary['collection_seconds'])} |",
-        f"| kubectl | {spread(summary['kubectl_seconds'])} |",
-        f"| collection / kubectl (per repetition) | {spread(summary['ratio'], 'x')} |",
-        f"| re-run `--tags deploy`, changed=0 | {spread(summary['rerun_deploy_seconds'])} |",
-        f"| re-run of the whole `site.yml`, changed=0 | {spread(summary['rerun_site_seconds'])} |",
-        "",
-        f"- Goal <= 3x kubectl: {ratio:.1f}x, {goal(ratio <= 3)}.",
-        f"- Goal re-run of the deploy step <= 5 s: {summary['rerun_deploy_seconds']['median']:.1f} s, {goal(summary['rerun_deploy_seconds']['median'] <= 5)}.",
-        f"- Goal re-run of site.yml <= 8 s: {summary['rerun_site_seconds']['median']:.1f} s, {goal(summary['rerun_site_seconds']['median'] <= 8)}.",
-    ] + converge_baseline(summary) + converge_profile(summary)
+    return (
+        [
+            "## Converge: the collection against kubectl",
+            "",
+            f"`{doc['command']}`",
+            "",
+            f"Machine: {machine_line(doc['machine'])}.",
+            "",
+            "From a clean slate each time (playbooks/uninstall.yml between runs, not timed), alternated: `site.yml --tags deploy` "
+            "(preflight, ClusterRole lock, apply, rollout wait; image already pushed; a first install runs no trial Pod: its own "
+            "pods are the trial, and what it created is removed when they fail) against `kubectl "
+            "patch` of the rendered ClusterRole patch + `kubectl apply -f` of the same rendered manifests and image digest + "
+            "`kubectl rollout status` + polling until a pod of the new Deployment holds the Lease. Then, in the collection's leg, "
+            "the re-runs with nothing changed (asserted changed=0). Both legs wait for the same probes: the Deployment's startup "
+            "probe every second, after which the kubelet probes readiness at once.",
+            "",
+            "| what | time |",
+            "| --- | ---: |",
+            f"| collection, `site.yml --tags deploy` ({summary['tasks']} tasks) | {spread(summary['collection_seconds'])} |",
+            f"| kubectl | {spread(summary['kubectl_seconds'])} |",
+            f"| collection / kubectl (per repetition) | {spread(summary['ratio'], 'x')} |",
+            f"| re-run `--tags deploy`, changed=0 | {spread(summary['rerun_deploy_seconds'])} |",
+            f"| re-run of the whole `site.yml`, changed=0 | {spread(summary['rerun_site_seconds'])} |",
+            "",
+            f"- Goal <= 3x kubectl: {ratio:.1f}x, {goal(ratio <= 3)}.",
+            f"- Goal re-run of the deploy step <= 5 s: {summary['rerun_deploy_seconds']['median']:.1f} s, {goal(summary['rerun_deploy_seconds']['median'] <= 5)}.",
+            f"- Goal re-run of site.yml <= 8 s: {summary['rerun_site_seconds']['median']:.1f} s, {goal(summary['rerun_site_seconds']['median'] <= 8)}.",
+        ]
+        + converge_baseline(summary)
+        + converge_profile(summary)
+    )
 
 
 def converge_baseline(summary):
@@ -412,7 +416,51 @@ def build_image(doc):
     ]
 
 
-SECTIONS = (("throughput", throughput), ("backlog", backlog), ("placement", placement), ("converge", converge), ("build_image", build_image))
+def ha_rollout(doc):
+    runs, params = doc["runs"], doc["parameters"]
+    leaderless = spread_of([max(r["leaderless_seconds"] or [0]) for r in runs])
+    pending = spread_of([r["pending_max"] for r in runs if r["pending_max"] is not None])
+    seconds = spread_of([r["playbook_seconds"] for r in runs])
+    created = spread_of([r["pods_created"] for r in runs])
+    rows = [
+        f"| {r['repetition']} | {r['strategy']} | {r['playbook_seconds']:.1f} s | {len(r['handovers'])} | "
+        f"{', '.join(f'{x:.3f}' for x in r['leaderless_seconds']) or '-'} s | {r['pods_created']} at {r['create_rate']}/s | "
+        f"{r['pods_bound']} | {r['pending_max']} s | {r['pods_failed']} |"
+        for r in runs
+    ]
+    worst = leaderless.get("max") or 0
+    return [
+        "## The main scheduler on three control-plane nodes",
+        "",
+        machine_line(doc["machine"]),
+        "",
+        f"`benchmarks/ha_rollout.py --repetitions {params['repetitions']}` on `make cluster-ha`: each repetition runs "
+        "`playbooks/main_scheduler.yml` with another scoring strategy while a watch of the Lease `kube-system/kube-scheduler` "
+        f"records its versions and pods for `default-scheduler` are created at {params['rate']:g}/s on kwok's nodes. Leaderless: from "
+        "the old leader's release (or last renewal) to the new holder's `acquireTime`, both the API server's times.",
+        "",
+        "| rep | strategy | playbook | handovers | leaderless | pods created | bound | longest Pending | Failed |",
+        "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        *rows,
+        "",
+        f"- Handovers per change: {sorted({len(r['handovers']) for r in runs})} (goal exactly 1: {goal(all(len(r['handovers']) == 1 for r in runs))}).",
+        f"- Leaderless: {spread(leaderless)} (goal <= {params['max_leaderless']:g} s: {goal(worst <= params['max_leaderless'])}).",
+        f"- Longest Pending: {spread(pending)} (goal <= leaderless + 5 s: "
+        f"{goal(all(r['pending_max'] is not None and r['pending_max'] <= max(r['leaderless_seconds'] or [0]) + 5 for r in runs))}); "
+        f"every pod bound: {goal(all(r['pods_bound'] == r['pods_created'] for r in runs))}; none Failed: "
+        f"{goal(all(r['pods_failed'] == 0 for r in runs))}.",
+        f"- Playbook: {spread(seconds, 's', 1)}; pods per repetition: {spread(created, '', 0)}.",
+    ]
+
+
+SECTIONS = (
+    ("throughput", throughput),
+    ("backlog", backlog),
+    ("placement", placement),
+    ("converge", converge),
+    ("build_image", build_image),
+    ("ha_rollout", ha_rollout),
+)
 
 
 def main():
