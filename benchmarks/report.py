@@ -165,7 +165,7 @@ def backlog(doc):
         goals.append(f"- Second scheduler with `kube_scheduler_tuning: throughput` against `{baseline}`: {tuned:.3f}x (goal >= 1.5x: {goal(tuned >= 1.5)}).")
     if any("refused_429" in run for run in doc["runs"]):
         goals.append(
-            '- Its requests refused with 429: the new process\'s own `rest_client_requests_total{code="429"}`, requests the API '
+            "- Its requests refused with 429: the new process's own `rest_client_requests_total{code=\"429\"}`, requests the API "
             "server's API Priority and Fairness refused because the queues of the scheduler's priority level were full; kube-scheduler "
             "retries each after the `Retry-After` it was sent, so binding slows down: a client rate above what the API server serves "
             "is not faster. Compare the pods bound a second with the API server's own pod-create rate below."
@@ -287,37 +287,33 @@ def placement(doc):
 def converge(doc):
     summary = doc["summary"]
     ratio = summary["ratio"]["median"]
-    return (
-        [
-            "## Converge: the collection against kubectl",
-            "",
-            f"`{doc['command']}`",
-            "",
-            f"Machine: {machine_line(doc['machine'])}.",
-            "",
-            "From a clean slate each time (playbooks/uninstall.yml between runs, not timed), alternated: `site.yml --tags deploy` "
-            "(preflight, ClusterRole lock, apply, rollout wait; image already pushed; a first install runs no trial Pod: its own "
-            "pods are the trial, and what it created is removed when they fail) against `kubectl "
-            "patch` of the rendered ClusterRole patch + `kubectl apply -f` of the same rendered manifests and image digest + "
-            "`kubectl rollout status` + polling until a pod of the new Deployment holds the Lease. Then, in the collection's leg, "
-            "the re-runs with nothing changed (asserted changed=0). Both legs wait for the same probes: the Deployment's startup "
-            "probe every second, after which the kubelet probes readiness at once.",
-            "",
-            "| what | time |",
-            "| --- | ---: |",
-            f"| collection, `site.yml --tags deploy` ({summary['tasks']} tasks) | {spread(summary['collection_seconds'])} |",
-            f"| kubectl | {spread(summary['kubectl_seconds'])} |",
-            f"| collection / kubectl (per repetition) | {spread(summary['ratio'], 'x')} |",
-            f"| re-run `--tags deploy`, changed=0 | {spread(summary['rerun_deploy_seconds'])} |",
-            f"| re-run of the whole `site.yml`, changed=0 | {spread(summary['rerun_site_seconds'])} |",
-            "",
-            f"- Goal <= 3x kubectl: {ratio:.1f}x, {goal(ratio <= 3)}.",
-            f"- Goal re-run of the deploy step <= 5 s: {summary['rerun_deploy_seconds']['median']:.1f} s, {goal(summary['rerun_deploy_seconds']['median'] <= 5)}.",
-            f"- Goal re-run of site.yml <= 8 s: {summary['rerun_site_seconds']['median']:.1f} s, {goal(summary['rerun_site_seconds']['median'] <= 8)}.",
-        ]
-        + converge_baseline(summary)
-        + converge_profile(summary)
-    )
+    return [
+        "## Converge: the collection against kubectl",
+        "",
+        f"`{doc['command']}`",
+        "",
+        f"Machine: {machine_line(doc['machine'])}.",
+        "",
+        "From a clean slate each time (playbooks/uninstall.yml between runs, not timed), alternated: `site.yml --tags deploy` "
+        "(preflight, ClusterRole lock, apply, rollout wait; image already pushed; a first install runs no trial Pod: its own "
+        "pods are the trial, and what it created is removed when they fail) against `kubectl "
+        "patch` of the rendered ClusterRole patch + `kubectl apply -f` of the same rendered manifests and image digest + "
+        "`kubectl rollout status` + polling until a pod of the new Deployment holds the Lease. Then, in the collection's leg, "
+        "the re-runs with nothing changed (asserted changed=0). Both legs wait for the same probes: the Deployment's startup "
+        "probe every second, after which the kubelet probes readiness at once.",
+        "",
+        "| what | time |",
+        "| --- | ---: |",
+        f"| collection, `site.yml --tags deploy` ({summary['tasks']} tasks) | {spread(summary['collection_seconds'])} |",
+        f"| kubectl | {spread(summary['kubectl_seconds'])} |",
+        f"| collection / kubectl (per repetition) | {spread(summary['ratio'], 'x')} |",
+        f"| re-run `--tags deploy`, changed=0 | {spread(summary['rerun_deploy_seconds'])} |",
+        f"| re-run of the whole `site.yml`, changed=0 | {spread(summary['rerun_site_seconds'])} |",
+        "",
+        f"- Goal <= 3x kubectl: {ratio:.1f}x, {goal(ratio <= 3)}.",
+        f"- Goal re-run of the deploy step <= 5 s: {summary['rerun_deploy_seconds']['median']:.1f} s, {goal(summary['rerun_deploy_seconds']['median'] <= 5)}.",
+        f"- Goal re-run of site.yml <= 8 s: {summary['rerun_site_seconds']['median']:.1f} s, {goal(summary['rerun_site_seconds']['median'] <= 8)}.",
+    ] + converge_baseline(summary) + converge_profile(summary)
 
 
 def converge_baseline(summary):
