@@ -49,16 +49,12 @@ options:
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
   - kubesched.scheduler._k8s
-  - kubesched.scheduler._attributes
 attributes:
   check_mode:
-    support: full
     details: Reads the ClusterRole and predicts the change without writing it.
   diff_mode:
     support: full
     details: Returns the rules and the collection's annotations before and after.
-  idempotent:
-    support: full
 notes:
   - The module fails with O(state=present) when the ClusterRole has no lease rule with C(resourceNames)
     and no rule granting C(get) and C(update) on every lease; use a dedicated ClusterRole then.

@@ -45,15 +45,12 @@ options:
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
   - kubesched.scheduler._k8s
-  - kubesched.scheduler._attributes
 attributes:
   check_mode:
-    support: full
     details: Makes no canary.
   diff_mode:
     support: none
   idempotent:
-    support: full
     details: The canaries are deleted; the module never reports a change.
 seealso:
   - module: kubesched.scheduler.main_scheduler_nodes

@@ -59,7 +59,6 @@ options:
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
   - kubesched.scheduler._k8s
-  - kubesched.scheduler._attributes
   - kubesched.scheduler._attributes.info_module
 seealso:
   - module: kubesched.scheduler.main_scheduler_canary

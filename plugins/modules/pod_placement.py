@@ -111,7 +111,6 @@ extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
   - kubesched.scheduler._k8s
   - kubesched.scheduler._k8s.list_pages
-  - kubesched.scheduler._attributes
   - kubesched.scheduler._attributes.info_module
 notes:
   - The scheduler that placed a pod is taken from its C(Scheduled) event (C(reportingComponent) or

@@ -112,16 +112,12 @@ options:
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
   - kubesched.scheduler._k8s
-  - kubesched.scheduler._attributes
 attributes:
   check_mode:
-    support: full
     details: Every apply is a server-side dry run, no trial runs and nothing is waited for; RV(changes) lists what would change.
   diff_mode:
     support: full
     details: The content of each object before and after (from the dry run in check mode).
-  idempotent:
-    support: full
 notes:
   - Usually called by the role P(kubesched.scheduler.deploy#role), which renders the objects and checks every input first.
 seealso:

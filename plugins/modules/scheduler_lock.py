@@ -51,16 +51,12 @@ options:
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
   - kubesched.scheduler._k8s
-  - kubesched.scheduler._attributes
 attributes:
   check_mode:
-    support: full
     details: Server-side dry runs; RV(changes) lists what would change.
   diff_mode:
     support: partial
     details: Lists the changes, not the objects' fields.
-  idempotent:
-    support: full
 seealso:
   - module: kubesched.scheduler.clusterrole_lock
   - module: kubesched.scheduler.scheduler

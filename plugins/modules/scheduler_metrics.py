@@ -60,7 +60,6 @@ options:
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
   - kubesched.scheduler._k8s
-  - kubesched.scheduler._attributes
   - kubesched.scheduler._attributes.info_module
 notes:
   - Fails when no pod of the scheduler runs, or when none of them could be read (naming the missing rights on a 403); a

@@ -150,7 +150,6 @@ options:
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
   - kubesched.scheduler._k8s
-  - kubesched.scheduler._attributes
   - kubesched.scheduler._attributes.info_module
 seealso:
   - module: kubesched.scheduler.scheduler

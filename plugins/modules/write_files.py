@@ -56,13 +56,9 @@ options:
 extends_documentation_fragment:
   - kubesched.scheduler._attributes
 attributes:
-  check_mode:
-    support: full
   diff_mode:
     support: full
     details: One diff per file that would change, its content before and after.
-  idempotent:
-    support: full
 notes:
   - The files are written on the controller whatever the task's host, like the output of a C(delegate_to=localhost)
     task; the roles run it with C(run_once=true).
