@@ -10,10 +10,9 @@ import pytest
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import engine
 from ansible_collections.kubesched.scheduler.plugins.module_utils import lock as lock_rbac
-from ansible_collections.kubesched.scheduler.plugins.module_utils import trial as config_trial
-from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import Kube, MANAGER
-from ansible_collections.kubesched.scheduler.tests.unit.utils.preflight_fakes import V1, V1BETA1, Forbidden, SharedKube, refs, routing
-from ansible_collections.kubesched.scheduler.tests.unit.utils.engine_fakes import LABELS, NAME, NS, FakeKube, deployment, objects, params
+from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import MANAGER
+from ansible_collections.kubesched.scheduler.tests.unit.utils.preflight_fakes import V1, Forbidden, SharedKube, refs, routing
+from ansible_collections.kubesched.scheduler.tests.unit.utils.engine_fakes import LABELS, NAME, NS, FakeKube, deployment, params
 
 
 def test_first_install_applies_and_waits_for_the_lease_without_a_trial(fast):
@@ -137,76 +136,6 @@ def test_remove_keeps_a_lease_another_scheduler_holds(fast):
     assert ("Lease", NS, NAME) in kube.store
 
 
-@pytest.mark.parametrize(
-    "holder, held",
-    [
-        ("my-scheduler-6d8f9c7b5-x2x4q_0f3c", True),
-        ("my-scheduler-x2x4q_0f3c", False),
-        ("my-scheduler-other-6d8f9c7b5-x2x4q", False),
-        ("another-scheduler-6d8f9c7b5-x2x4q_0f3c", False),
-        ("", False),
-    ],
-)
-def test_lease_holder_rule(holder, held):
-    assert engine.held_by(holder, NAME) is held
-
-
-def test_trial_pod_never_connects_and_mounts_its_own_configmap():
-    cm = objects()[1]
-    trial_cm, pod = config_trial.trial_objects(deployment(), cm)
-    container = pod["spec"]["containers"][0]
-    assert "--master=https://127.0.0.1:9" in container["command"]
-    assert not {"readinessProbe", "startupProbe", "livenessProbe"} & container.keys()
-    assert pod["spec"]["restartPolicy"] == "Never" and pod["spec"]["automountServiceAccountToken"] is False
-    assert "serviceAccountName" not in pod["spec"]
-    assert pod["spec"]["volumes"] == [{"name": "config-volume", "configMap": {"name": f"{NAME}-trial"}}]
-    assert trial_cm["data"] == cm["data"] and "kubesched.io/pod-template" not in pod["metadata"]["labels"]
-
-
-class TrialKube(FakeKube):
-    """FakeKube that records the Pods applied."""
-
-    def __init__(self):
-        super().__init__()
-        self.pods_applied = []
-
-    def apply(self, obj, dry_run=False):
-        if obj["kind"] == "Pod":
-            self.pods_applied.append(obj)
-        return super().apply(obj, dry_run)
-
-
-def trial_pod(kube, class_name):
-    """The trial Pod of an update whose pods name the PriorityClass ``class_name``."""
-    engine.converge(kube, params())
-    run = params(template="bbbb")
-    run["objects"][-1]["spec"]["template"]["spec"]["priorityClassName"] = class_name
-    engine.converge(kube, run)
-    return next(pod for pod in kube.pods_applied if pod["metadata"]["name"] == f"{NAME}-trial")
-
-
-def test_the_trial_leaves_out_a_priority_class_the_run_creates_after_it(fast):
-    assert "priorityClassName" not in trial_pod(TrialKube(), f"{NAME}-critical")["spec"]
-
-
-def test_the_trial_keeps_a_priority_class_that_exists(fast):
-    """So that an API server refusing the class in this namespace (a ResourceQuota's limitedResources) refuses the trial."""
-    kube = TrialKube()
-    kube.put({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "system-cluster-critical"}, "value": 2000000000})
-    assert trial_pod(kube, "system-cluster-critical")["spec"]["priorityClassName"] == "system-cluster-critical"
-
-
-def test_rolled_out():
-    d = deployment()
-    d["metadata"]["generation"] = 2
-    d["status"] = {"observedGeneration": 2, "replicas": 1, "updatedReplicas": 1, "availableReplicas": 1}
-    assert engine.rolled_out(d)
-    d["status"]["replicas"] = 2  # an old pod is still there
-    assert not engine.rolled_out(d)
-    d["status"].update(replicas=1, observedGeneration=1)
-    assert not engine.rolled_out(d)
-
-
 def test_objects_made_by_hand_are_taken_over_when_adopt_is_set(fast):
     kube = FakeKube()
     hand = deployment()
@@ -225,8 +154,13 @@ def test_objects_made_by_hand_are_taken_over_when_adopt_is_set(fast):
 
 def test_pod_states_say_a_message_once():
     unready = "containers with unready status: [kube-second-scheduler]"
-    pod = {"metadata": {"name": "p"}, "status": {"phase": "Running", "conditions": [
-        {"type": "Ready", "status": "False", "message": unready}, {"type": "ContainersReady", "status": "False", "message": unready}]}}
+    pod = {
+        "metadata": {"name": "p"},
+        "status": {
+            "phase": "Running",
+            "conditions": [{"type": "Ready", "status": "False", "message": unready}, {"type": "ContainersReady", "status": "False", "message": unready}],
+        },
+    }
     assert engine.pod_states([pod]) == [f"p Running {unready}"]
 
 
@@ -313,14 +247,6 @@ def test_remove_deletes_the_routing_before_the_scheduler_and_lists_the_pods_left
     ]
     again = engine.remove(kube, removal)
     assert not again["changed"] and again["pending_pods"] == ["batch/job-1"]
-
-
-@pytest.mark.usefixtures("fast")
-def test_the_rest_path_follows_the_objects_api_version():
-    assert Kube.path("MutatingAdmissionPolicy", f"{NAME}-routing") == f"/apis/{V1}/mutatingadmissionpolicies/{NAME}-routing"
-    assert Kube.path("MutatingAdmissionPolicy", "x", api_version=V1BETA1) == f"/apis/{V1BETA1}/mutatingadmissionpolicies/x"
-    assert Kube.path("ServiceAccount", NAME, NS, api_version="v1") == f"/api/v1/namespaces/{NS}/serviceaccounts/{NAME}"
-    assert Kube.path("Node") == "/api/v1/nodes"
 
 
 @pytest.mark.usefixtures("fast")

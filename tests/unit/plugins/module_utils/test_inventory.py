@@ -1,157 +1,47 @@
 # Copyright: kubesched.scheduler contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Tests of module_utils/inventory.py (the scheduler_info module) through a real kubernetes ApiClient whose
-requests a fake API server answers in pages, with objects recorded from the kind cluster of `make cluster`
-(fixtures/inventory, read with `kubectl get -o json` and trimmed to the fields the module reads) and
-hand-made variants of them: several control planes, a Deployment of two profiles, a scheduler installed by
-hand, a stale Lease, a schedulerName nothing serves."""
+"""Tests of module_utils/inventory.py: what scheduler_info finds (its schedulers, Leases, control plane and the
+schedulerNames they serve), read by inventory_gather.gather through a real kubernetes ApiClient whose requests a
+fake API server answers in pages (tests/unit/utils/inventory_fakes.py), with objects recorded from the kind cluster
+of `make cluster` (fixtures/inventory) and hand-made variants of them: several control planes, a Deployment of two
+profiles, a scheduler installed by hand, a stale Lease, a schedulerName nothing serves."""
 
 from __future__ import annotations
 
 import copy
-import json
-import math
-from collections import Counter
-from datetime import datetime, timedelta, timezone
-from pathlib import Path
+from datetime import timedelta
 
 import pytest
 import yaml
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import inventory, static_pod
-from ansible_collections.kubesched.scheduler.plugins.module_utils import inventory_gather
-from ansible_collections.kubesched.scheduler.plugins.module_utils import inventory_config
-from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s import client, predicates
-from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import Kube, KubeError
-from ansible_collections.kubesched.scheduler.plugins.modules import scheduler_info
+from ansible_collections.kubesched.scheduler.tests.unit.utils import inventory_fakes
+from ansible_collections.kubesched.scheduler.tests.unit.utils.inventory_fakes import (
+    DEPLOYMENTS,
+    DIGEST,
+    HOLDER,
+    IMAGE,
+    LEASES,
+    NODE,
+    PODS,
+    STATIC,
+    asking,
+    configmap,
+    deployment,
+    gather,
+    lease,
+    named,
+    recorded,
+    renewed,
+    scheduler_pod,
+    task_scheduler,
+    time_text,
+)
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "inventory"
-PODS = "/api/v1/pods"
-LEASES = "/apis/coordination.k8s.io/v1/leases"
-DEPLOYMENTS = "/apis/apps/v1/deployments"
-STATIC = "kube-scheduler-kubesched-control-plane"
-IMAGE = "registry.k8s.io/kube-scheduler:v1.37.2"
-NODE = "kubesched-control-plane"
-
-
-def recorded(name):
-    return json.loads((FIXTURES / name).read_text())["items"]
-
-
-def renewed(lease):
-    return datetime.fromisoformat(lease["spec"]["renewTime"].replace("Z", "+00:00"))
-
-
-def named(items, name, namespace=None):
-    return next(item for item in items if item["metadata"]["name"] == name and (namespace is None or item["metadata"]["namespace"] == namespace))
-
-
-# --- the fake API server ---------------------------------------------------------------------
-
-
-def _selected(obj, label_selector, field_selector):
-    metadata = obj["metadata"]
-    labels = metadata.get("labels") or {}
-    for part in filter(None, (label_selector or "").split(",")):
-        key, equals, value = part.partition("=")
-        if key not in labels or (equals and labels[key] != value):
-            return False
-    for part in filter(None, (field_selector or "").split(",")):
-        if "!=" in part:
-            field, value = part.split("!=", 1)
-            if metadata[field.removeprefix("metadata.")] == value:
-                return False
-        else:
-            field, value = part.split("=", 1)
-            if metadata[field.removeprefix("metadata.")] != value:
-                return False
-    return True
-
-
-class FakeCluster:
-    """The API server's side: lists of pods, Leases and Deployments (all namespaces, or one namespace's pods),
-    filtered by label and field selectors and served in pages of ``limit``; GETs of ConfigMaps and ReplicaSets.
-
-    The continue token of the page that starts at item N is ``<path>@N``; a token of ``expire`` is answered 410
-    Gone as many times as it is listed there. A path of ``forbidden`` is answered 403.
-    """
-
-    def __init__(self, pods=(), leases=(), deployments=(), configmaps=(), replicasets=(), expire=(), forbidden=()):
-        self.objects = {"pods": list(pods), "leases": list(leases), "deployments": list(deployments)}
-        self.gets = {}
-        for prefix, plural, items in (("/api/v1", "configmaps", configmaps), ("/apis/apps/v1", "replicasets", replicasets)):
-            for item in items:
-                self.gets[f"{prefix}/namespaces/{item['metadata']['namespace']}/{plural}/{item['metadata']['name']}"] = item
-        self.expired = Counter(expire)
-        self.forbidden = set(forbidden)
-
-    @staticmethod
-    def status(code, reason, message):
-        return code, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": reason, "code": code, "message": message}
-
-    def __call__(self, method, path, query, body):
-        assert method == "GET", "scheduler_info is read-only"
-        if path in self.forbidden:
-            return self.status(403, "Forbidden", f"{path} is forbidden: User cannot list it")
-        if path in self.gets:
-            return 200, self.gets[path]
-        parts = path.strip("/").split("/")
-        plural, namespace = parts[-1], None
-        if len(parts) >= 4 and parts[-3] == "namespaces":
-            namespace = parts[-2]
-        if plural not in self.objects:
-            return self.status(404, "NotFound", f"{path} not found")
-        items = [item for item in self.objects[plural] if namespace is None or item["metadata"]["namespace"] == namespace]
-        items = [item for item in items if _selected(item, query.get("labelSelector"), query.get("fieldSelector"))]
-        token = query.get("continue")
-        if self.expired[token]:
-            self.expired[token] -= 1
-            return self.status(410, "Expired", "The provided continue parameter is too old to display a consistent list result.")
-        start = int(token.rsplit("@", 1)[1]) if token else 0
-        end = start + int(query["limit"])
-        metadata = {"resourceVersion": "2041"}
-        if end < len(items):
-            metadata["continue"] = f"{path}@{end}"
-        return 200, {"kind": "List", "apiVersion": "v1", "metadata": metadata, "items": copy.deepcopy(items[start:end])}
-
-
-@pytest.fixture
-def kind_cluster():
-    """The recorded kind cluster: its kube-system pods and its Leases (kube-node-lease's included)."""
-    return {"pods": recorded("kube-system-pods.json"), "leases": recorded("leases.json")}
-
-
-@pytest.fixture
-def clock(monkeypatch, kind_cluster):
-    """This host's clock, 3 seconds after the default scheduler's last renewal; ``clock.set(moment)`` moves it."""
-
-    class Clock:
-        now = renewed(named(kind_cluster["leases"], "kube-scheduler")) + timedelta(seconds=3)
-
-        def set(self, moment):
-            self.now = moment
-
-    fake = Clock()
-    monkeypatch.setattr(client, "utc_now", lambda: fake.now)
-    return fake
-
-
-@pytest.fixture
-def serve(kube_api, clock):
-    """``serve(**objects)`` -> (Kube over a real ApiClient answered by a FakeCluster, the pool's requests)."""
-
-    def build(**objects):
-        api, pool = kube_api(FakeCluster(**objects))
-        return Kube(api), pool.requests
-
-    return build
-
-
-def gather(serve, namespace=None, page_size=500, **objects):
-    kube, requests = serve(**objects)
-    result = inventory_gather.gather(kube, namespace, page_size)
-    return result, requests, kube.requests
+# The fixtures of the recorded kind cluster; this module's clock overrides the conftest's.
+kind_cluster = inventory_fakes.kind_cluster
+clock = inventory_fakes.clock
+serve = inventory_fakes.serve
 
 
 # --- the recorded kind cluster -------------------------------------------------------------------
@@ -211,55 +101,6 @@ def test_the_lab_answer_is_the_static_pod_and_its_image(serve, kind_cluster):
         ("GET", DEPLOYMENTS, {"limit": "500", "labelSelector": "kubesched.io/scheduler-name"}),
         ("GET", PODS, {"limit": "500"}),
     ]
-
-
-def test_every_list_is_read_page_by_page(serve, kind_cluster):
-    expected, _requests, _count = gather(serve, **kind_cluster)
-    result, requests, count = gather(serve, page_size=2, **kind_cluster)
-    assert result == expected
-    leases = [lease for lease in kind_cluster["leases"] if lease["metadata"]["namespace"] != "kube-node-lease"]
-    pages = {LEASES: math.ceil(len(leases) / 2), DEPLOYMENTS: 1, PODS: math.ceil(12 / 2)}
-    assert Counter(path for _method, path, _query in requests) == pages
-    assert count == sum(pages.values())
-    assert all(query["limit"] == "2" for _method, _path, query in requests)
-    pod_pages = [query for _method, path, query in requests if path == PODS]
-    assert [query.get("continue") for query in pod_pages] == [None] + [f"{PODS}@{n}" for n in range(2, 12, 2)]
-
-
-def test_an_expired_continue_token_restarts_the_list_once(serve, kind_cluster):
-    expected, _requests, _count = gather(serve, **kind_cluster)
-    result, requests, _count = gather(serve, page_size=5, expire=[f"{PODS}@10"], **kind_cluster)
-    assert result == expected  # no pod counted twice
-    assert [query.get("continue") for _method, path, query in requests if path == PODS] == [None, f"{PODS}@5", f"{PODS}@10", None, f"{PODS}@5", f"{PODS}@10"]
-
-
-def test_a_second_expiry_fails(serve, kind_cluster):
-    kube, _requests = serve(expire=[f"{PODS}@5", f"{PODS}@5"], **kind_cluster)
-    with pytest.raises(KubeError) as error:
-        inventory_gather.gather(kube, page_size=5)
-    assert error.value.status == 410
-
-
-def test_the_module_answers_the_lab_and_is_read_only(capsys, kube_api, connect_to, clock, kind_cluster):
-    api, pool = kube_api(FakeCluster(**kind_cluster))
-    connect_to(api)
-    with patch_module_args({"_ansible_check_mode": True}), pytest.raises(SystemExit) as exit_info:
-        scheduler_info.main()
-    result = json.loads(capsys.readouterr().out)
-    assert exit_info.value.code == 0
-    assert result["changed"] is False
-    assert (result["default_scheduler"]["pod"], result["default_scheduler"]["image"]) == (STATIC, IMAGE)
-    assert result["api_requests"] == 3 == len(pool.requests)
-    assert "warnings" not in result
-
-
-def test_the_module_refuses_a_page_size_of_zero(capsys, connect_to):
-    connect_to(object())
-    with patch_module_args({"page_size": 0}), pytest.raises(SystemExit) as exit_info:
-        scheduler_info.main()
-    result = json.loads(capsys.readouterr().out)
-    assert exit_info.value.code == 1
-    assert result["msg"] == "page_size must be 1 or more, got 0"
 
 
 # --- several control planes ------------------------------------------------------------------
@@ -413,103 +254,6 @@ def test_the_recorded_deployment_of_two_replicas_and_its_leader(serve, kind_clus
 # --- a Deployment with two profiles, and pods asking for them --------------------------------------
 
 
-CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-leaderElection:
-  leaderElect: true
-  resourceLock: leases
-  resourceName: my-scheduler
-  resourceNamespace: kube-system
-profiles:
-  - schedulerName: my-scheduler
-  - schedulerName: my-scheduler-batch
-    plugins:
-      score:
-        disabled:
-          - name: NodeResourcesBalancedAllocation
-"""
-DIGEST = "sha256:" + "4f" * 32
-HOLDER = "my-scheduler-6c8f7d9b5-x2l4q"
-
-
-def deployment(name="my-scheduler", namespace="kube-system", ready=1, profiles="my-scheduler,my-scheduler-batch", lease="kube-system/my-scheduler"):
-    """A Deployment as the deploy role makes it (labels, annotations, the ConfigMap volume of its configuration)."""
-    annotations = {"kubesched.io/scheduler-profiles": profiles}
-    if lease:
-        annotations["kubesched.io/scheduler-lease"] = lease
-    return {
-        "metadata": {
-            "name": name,
-            "namespace": namespace,
-            "labels": {"app.kubernetes.io/managed-by": "kubesched.scheduler", "kubesched.io/scheduler-name": name, "component": "scheduler"},
-            "annotations": annotations,
-        },
-        "spec": {
-            "replicas": 1,
-            "template": {
-                "spec": {
-                    "serviceAccountName": name,
-                    "containers": [
-                        {
-                            "name": "kube-second-scheduler",
-                            "image": f"localhost:5001/{name}:v1.37.2@{DIGEST}",
-                            "command": ["kube-scheduler", f"--config=/etc/kubernetes/{name}/{name}-config.yaml", "--v=2"],
-                            "volumeMounts": [{"name": "config-volume", "mountPath": f"/etc/kubernetes/{name}", "readOnly": True}],
-                        }
-                    ],
-                    "volumes": [{"name": "config-volume", "configMap": {"name": f"{name}-config"}}],
-                }
-            },
-        },
-        "status": {"replicas": 1, "readyReplicas": ready} if ready else {"replicas": 1},
-    }
-
-
-def configmap(name="my-scheduler", namespace="kube-system", config=CONFIG):
-    return {"metadata": {"name": f"{name}-config", "namespace": namespace}, "data": {f"{name}-config.yaml": config}}
-
-
-def scheduler_pod(
-    name=HOLDER, namespace="kube-system", node="kubesched-worker", ready=True, owner="my-scheduler-6c8f7d9b5", template_hash="6c8f7d9b5", spec=None
-):
-    pod = {
-        "metadata": {"name": name, "namespace": namespace, "labels": {"pod-template-hash": template_hash}},
-        "spec": spec or copy.deepcopy(deployment()["spec"]["template"]["spec"]),
-        "status": {
-            "phase": "Running",
-            "conditions": [{"type": "Ready", "status": "True" if ready else "False"}],
-            "containerStatuses": [{"name": "kube-second-scheduler", "image": "localhost:5001/my-scheduler:v1.37.2", "ready": ready, "restartCount": 1}],
-        },
-    }
-    pod["spec"]["nodeName"] = node
-    if owner:
-        pod["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": owner, "controller": True}]
-    return pod
-
-
-def lease(name, holder, renew, namespace="kube-system", duration=15):
-    return {
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": {"holderIdentity": holder, "leaseDurationSeconds": duration, "renewTime": renew, "acquireTime": renew, "leaseTransitions": 0},
-    }
-
-
-def time_text(moment):
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def asking(name, scheduler_name, namespace="demo", node=None):
-    """A pod of ``namespace`` that asks for ``scheduler_name``, bound to ``node`` or pending."""
-    pod = {
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": {"schedulerName": scheduler_name, "containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10"}]},
-        "status": {"phase": "Running" if node else "Pending"},
-    }
-    if node:
-        pod["spec"]["nodeName"] = node
-    return pod
-
-
 @pytest.fixture
 def second_scheduler(kind_cluster, clock):
     """The recorded cluster with the deploy role's scheduler my-scheduler (two profiles), its pod holding its Lease,
@@ -617,48 +361,7 @@ def test_a_stale_lease_named_after_a_scheduler_name_is_reported_and_does_not_ser
     assert [entry["kind"] for entry in result["schedulers"]] == ["static_pod"]
 
 
-def test_the_pending_pods_listed_are_capped(serve, kind_cluster):
-    pods = kind_cluster["pods"] + [asking(f"pod-{n:02}", "no-such-scheduler") for n in range(25)]
-    result, _requests, _count = gather(serve, page_size=7, pods=pods, leases=kind_cluster["leases"])
-    [entry] = result["unserved"]
-    assert (entry["pods"], entry["pending"]) == (25, 25)
-    assert entry["pending_pods"] == [f"demo/pod-{n:02}" for n in range(10)]
-
-
 # --- a scheduler installed by hand (the Kubernetes task's my-scheduler.yaml) ---------------------------
-
-
-def task_scheduler(clock, **pod_options):
-    """The task's Deployment my-scheduler in kube-system, without this collection's label: its ReplicaSet, its pod
-    holding the Lease my-scheduler, and the ConfigMap my-scheduler-config of its one profile."""
-    spec = {
-        "serviceAccountName": "my-scheduler",
-        "containers": [
-            {
-                "name": "kube-second-scheduler",
-                "image": "gcr.io/my-gcp-project/my-kube-scheduler:1.0",
-                "command": ["/usr/local/bin/kube-scheduler", "--config=/etc/kubernetes/my-scheduler/my-scheduler-config.yaml"],
-                "volumeMounts": [{"name": "config-volume", "mountPath": "/etc/kubernetes/my-scheduler"}],
-            }
-        ],
-        "volumes": [{"name": "config-volume", "configMap": {"name": "my-scheduler-config"}}],
-    }
-    pod = scheduler_pod(name="my-scheduler-7b9d6c5f4-q8w2e", owner="my-scheduler-7b9d6c5f4", template_hash="7b9d6c5f4", spec=spec, **pod_options)
-    pod["status"]["containerStatuses"][0]["image"] = "gcr.io/my-gcp-project/my-kube-scheduler:1.0"
-    config = (
-        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-        "profiles:\n  - schedulerName: my-scheduler\n"
-        "leaderElection:\n  leaderElect: true\n  resourceName: my-scheduler\n  resourceNamespace: kube-system\n"
-    )
-    replicaset = {
-        "metadata": {
-            "name": "my-scheduler-7b9d6c5f4",
-            "namespace": "kube-system",
-            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "my-scheduler", "controller": True}],
-        }
-    }
-    held = lease("my-scheduler", "my-scheduler-7b9d6c5f4-q8w2e_5b6c7d8e", time_text(clock.now - timedelta(seconds=1)))
-    return pod, held, configmap(config=config), replicaset
 
 
 def test_a_hand_made_scheduler_holding_a_lease_is_found(serve, kind_cluster, clock):
@@ -707,112 +410,7 @@ def test_a_lease_held_by_a_pod_that_is_no_scheduler_is_left_out(serve, kind_clus
     assert count == 3  # no ReplicaSet read for it
 
 
-# --- namespace, errors -----------------------------------------------------------------------
-
-
-def test_a_namespace_limits_the_pods_counted(serve, kind_cluster, clock):
-    pod, held, config, replicaset = task_scheduler(clock)
-    pods = kind_cluster["pods"] + [pod, asking("web-0", "my-scheduler"), asking("pod4", "no-such-scheduler", namespace="other")]
-    # the hand-made scheduler runs in its own namespace, and its Lease is in kube-system
-    pod["metadata"]["namespace"] = config["metadata"]["namespace"] = replicaset["metadata"]["namespace"] = "team-a"
-    cluster = {"pods": pods, "leases": kind_cluster["leases"] + [held], "configmaps": [config], "replicasets": [replicaset]}
-    result, requests, count = gather(serve, namespace="demo", **cluster)
-    assert result["scheduler_names"]["my-scheduler"]["pods"] == 1
-    assert "no-such-scheduler" not in result["scheduler_names"]
-    assert result["default_scheduler"]["pod"] == STATIC
-    assert [(entry["kind"], entry["namespace"], entry["name"]) for entry in result["schedulers"]] == [
-        ("static_pod", "kube-system", STATIC),
-        ("lease_holder", "team-a", "my-scheduler"),
-    ]
-    lists = [(path, query.get("fieldSelector")) for _method, path, query in requests if "limit" in query]
-    assert lists == [
-        (LEASES, "metadata.namespace!=kube-node-lease"),
-        (DEPLOYMENTS, None),
-        ("/api/v1/namespaces/demo/pods", None),
-        ("/api/v1/namespaces/kube-system/pods", None),
-        # the holders found in neither list, by name (the API server's identity Leases are held by no pod)
-        (PODS, "metadata.name=my-scheduler-7b9d6c5f4-q8w2e"),
-    ]
-    assert count == 7
-
-
-def test_forbidden_lists_are_reported_not_raised(serve, kind_cluster):
-    result, _requests, _count = gather(serve, forbidden=[LEASES, DEPLOYMENTS], **kind_cluster)
-    assert result["errors"] == [
-        f"cannot list Leases: {LEASES} is forbidden: User cannot list it",
-        f"cannot list Deployments: {DEPLOYMENTS} is forbidden: User cannot list it",
-    ]
-    assert result["default_scheduler"]["pod"] == STATIC
-    assert result["default_scheduler"]["leader"] is None and result["leases"] == []
-
-
-def test_run_reports_errors_as_warnings(kube_api, clock, kind_cluster):
-    api, _pool = kube_api(FakeCluster(forbidden=[PODS], **kind_cluster))
-    result = inventory_gather.run(lambda: api, {"page_size": 500})
-    assert result["errors"] == [f"cannot list pods: {PODS} is forbidden: User cannot list it"]
-    assert result["warnings"] == result["errors"]
-    assert result["schedulers"] == [] and result["changed"] is False and result["api_requests"] == 3
-
-
-def test_run_refuses_a_bad_page_size_before_connecting():
-    def connect():
-        raise AssertionError("connected")
-
-    assert inventory_gather.run(connect, {"page_size": 0}) == {"changed": False, "msg": "page_size must be 1 or more, got 0"}
-
-
-# --- the pure functions ----------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "image, status_image, expected",
-    [
-        ("registry.k8s.io/kube-scheduler:v1.37.2", None, "v1.37.2"),
-        ("localhost:5001/my-scheduler:v1.36.3@" + DIGEST, None, "v1.36.3"),
-        ("registry.k8s.io/kube-scheduler@" + DIGEST, "registry.k8s.io/kube-scheduler:v1.35.4", "v1.35.4"),
-        ("localhost:5001/my-scheduler", None, None),
-        ("localhost:5001/my-scheduler@" + DIGEST, "localhost:5001/my-scheduler@" + DIGEST, None),
-        # containerd reports the image ID as the image of a container started by digest (recorded)
-        ("localhost:5001/my-scheduler@" + DIGEST, DIGEST, None),
-        ("localhost:5001/my-scheduler@" + DIGEST, "localhost:5001/my-scheduler:v1.37.2", "v1.37.2"),
-    ],
-)
-def test_the_version_is_the_tag_of_the_image(image, status_image, expected):
-    assert inventory_config.image_version(image, status_image) == expected
-
-
-def test_split_image_keeps_a_registry_port_out_of_the_tag():
-    assert predicates.split_image("localhost:5001/team/app") == ("localhost:5001/team/app", None, None)
-    assert predicates.split_image("localhost:5001/team/app:1.0@" + DIGEST) == ("localhost:5001/team/app", "1.0", DIGEST)
-
-
-def test_flags_are_parsed_in_every_form():
-    argv = ["kube-scheduler", "--config=/etc/s.yaml", "--v", "4", "--leader-elect", "-v=5", "--feature-gates=A=true,B=false", "--profiling"]
-    assert predicates.parse_flags(argv) == {"config": "/etc/s.yaml", "v": "5", "leader-elect": "true", "feature-gates": "A=true,B=false", "profiling": "true"}
-
-
-@pytest.mark.parametrize(
-    "mounts, volumes, expected",
-    [
-        ([{"name": "c", "mountPath": "/etc/kubernetes"}], [{"name": "c", "hostPath": {"path": "/srv/k8s"}}], {"node": "/srv/k8s/scheduler.yaml"}),
-        ([{"name": "c", "mountPath": "/etc/kubernetes/"}], [{"name": "c", "configMap": {"name": "cfg"}}], {"configmap": "cfg", "key": "scheduler.yaml"}),
-        (
-            [{"name": "c", "mountPath": "/etc/kubernetes"}],
-            [{"name": "c", "configMap": {"name": "cfg", "items": [{"key": "config", "path": "scheduler.yaml"}]}}],
-            {"configmap": "cfg", "key": "config"},
-        ),
-        (
-            [{"name": "c", "mountPath": "/etc/kubernetes/scheduler.yaml", "subPath": "sched"}, {"name": "d", "mountPath": "/etc"}],
-            [{"name": "c", "configMap": {"name": "cfg"}}, {"name": "d", "hostPath": {"path": "/etc"}}],
-            {"configmap": "cfg", "key": "sched"},
-        ),
-        ([{"name": "d", "mountPath": "/etc"}], [{"name": "d", "emptyDir": {}}], {"volume": "d"}),
-        ([], [], {"image": "/etc/kubernetes/scheduler.yaml"}),
-    ],
-)
-def test_where_the_config_file_comes_from(mounts, volumes, expected):
-    container = {"name": "s", "volumeMounts": mounts}
-    assert inventory_config.config_volume({"containers": [container], "volumes": volumes}, container, "/etc/kubernetes/scheduler.yaml") == expected
+# --- a configuration file on the node --------------------------------------------------------
 
 
 def test_a_config_file_on_the_node_is_not_readable(kind_cluster):
@@ -852,29 +450,3 @@ def test_a_config_file_on_the_node_tells_its_profiles_by_the_main_scheduler_anno
     assert entry["profiles_source"] == (
         "annotation kubesched.io/scheduler-profiles (the file is on the node: /etc/kubernetes/kubesched/kube-scheduler-config.yaml)"
     )
-
-
-@pytest.mark.parametrize(
-    "text, profiles, source_end",
-    [
-        ("profiles:\n  - schedulerName: a\n  - schedulerName: b\n", ["a", "b"], ", key k"),
-        ("profiles:\n  - plugins: {}\n", ["default-scheduler"], ", key k"),
-        ("kind: KubeSchedulerConfiguration\n", ["default-scheduler"], ", key k"),
-        ("profiles: [\n", None, " key k is not valid YAML: while parsing a flow"),
-        ("- a\n", None, " key k is not a KubeSchedulerConfiguration"),
-    ],
-)
-def test_profiles_are_read_from_the_configmap(text, profiles, source_end):
-    container = {"volumeMounts": [{"name": "c", "mountPath": "/cfg"}]}
-    spec = {"containers": [container], "volumes": [{"name": "c", "configMap": {"name": "cm"}}]}
-    found = inventory_config.read_configuration(spec, container, "ns", {"config": "/cfg/k"}, lambda ns, name: {"data": {"k": text}})
-    assert found["profiles"] == profiles
-    assert found["profiles_source"].startswith("ConfigMap ns/cm" + source_end)
-
-
-def test_the_lock_comes_from_the_configuration_or_the_flags():
-    assert inventory_config.config_lock({"leaderElection": {"resourceName": "s", "resourceNamespace": "n"}}) == ("n", "s")
-    assert inventory_config.config_lock({"leaderElection": {"leaderElect": False}}) is None
-    assert inventory_config.config_lock({}) == ("kube-system", "kube-scheduler")
-    assert inventory_config.flags_lock({"leader-elect": "false"}) is None
-    assert inventory_config.flags_lock({"leader-elect-resource-name": "x"}) == ("kube-system", "x")

@@ -8,6 +8,8 @@ import pytest
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s import client as core
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import k8s_module
+from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import describe_api_error
+from ansible_collections.kubesched.scheduler.tests.unit.utils.placement_records import FORBIDDEN_LEASES
 
 KUBECONFIG = """
 apiVersion: v1
@@ -79,3 +81,8 @@ def test_other_helpers_fall_back_to_get_api_client(monkeypatch):
     monkeypatch.delattr(core, "_create_headers")
     monkeypatch.setattr(core, "get_api_client", lambda module: Built)
     assert k8s_module.api_client(Module()) is sentinel
+
+
+def test_describe_api_error(api_error):
+    assert describe_api_error(api_error(403, "Forbidden", FORBIDDEN_LEASES)) == f"API request failed (403): {FORBIDDEN_LEASES}"
+    assert describe_api_error(ValueError("bad")) == "bad"

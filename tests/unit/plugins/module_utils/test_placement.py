@@ -5,14 +5,13 @@
 from __future__ import annotations
 
 import copy
-from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import placement
-from ansible_collections.kubesched.scheduler.plugins.module_utils import placement_gather
-from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s import predicates, serving, waiter
-from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import describe_api_error
+from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s import serving
+from ansible_collections.kubesched.scheduler.tests.unit.utils.placement_records import EXPECTED, by_name
+
 
 MSG_CPU = (
     "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient cpu. "
@@ -22,10 +21,6 @@ MSG_OLD = (
     "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 node(s) didn't match "
     "Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
 )
-
-
-def by_name(records):
-    return {record["name"]: record for record in records}
 
 
 @pytest.fixture
@@ -44,27 +39,6 @@ def records(pods, items, recorded):
 
 
 # --- helpers ---------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        ("2025-11-29T19:40:01Z", datetime(2025, 11, 29, 19, 40, 1, tzinfo=timezone.utc)),
-        ("2025-11-29T19:40:01.118734Z", datetime(2025, 11, 29, 19, 40, 1, 118734, tzinfo=timezone.utc)),
-        ("2025-11-29T19:40:01.5Z", datetime(2025, 11, 29, 19, 40, 1, 500000, tzinfo=timezone.utc)),
-        ("2025-11-29T21:40:01+02:00", datetime(2025, 11, 29, 19, 40, 1, tzinfo=timezone.utc)),
-        ("2025-11-29T19:40:01.123456789Z", datetime(2025, 11, 29, 19, 40, 1, 123456, tzinfo=timezone.utc)),
-        (None, None),
-        ("", None),
-        ("yesterday", None),
-    ],
-)
-def test_parse_time(value, expected):
-    assert predicates.parse_time(value) == expected
-
-
-def test_parse_time_keeps_the_offset():
-    assert predicates.parse_time("2025-11-29T19:40:01-05:30").utcoffset() == -timedelta(hours=5, minutes=30)
 
 
 def test_join_selectors():
@@ -139,23 +113,6 @@ def test_latest_events_filters_on_reason(items):
 
 
 # --- placements ------------------------------------------------------------------------------
-
-EXPECTED = {
-    # name: (scheduled, scheduled_by, evidence, node, scheduled_at, reason)
-    "web-7d9c6b5f4-2xkqp": (True, "my-scheduler", "event", "kubesched-worker", "2025-11-29T19:40:01.118734Z", None),
-    "web-7d9c6b5f4-8mzvn": (True, "my-scheduler", "event", "kubesched-worker2", "2025-11-29T19:40:01.304562Z", None),
-    "legacy-web-0": (True, "default-scheduler", "event", "kubesched-worker", "2025-11-29T19:31:12Z", None),
-    "web-7d9c6b5f4-q4lrt": (True, "my-scheduler", "pod", "kubesched-worker2", "2025-11-29T17:02:11Z", None),
-    "preset-ghost": (True, None, "node_name_preset", "ghost-node", None, None),
-    "preset-worker": (True, None, "node_name_preset", "kubesched-worker", "2025-11-29T19:38:01Z", None),
-    "web-7d9c6b5f4-hw9ds": (False, None, "event", None, None, "FailedScheduling"),
-    "web-7d9c6b5f4-zr6jw": (False, None, "event", None, None, "FailedScheduling"),
-    "web-7d9c6b5f4-t5bnc": (False, None, "pod", None, None, "Unschedulable"),
-    "gated-0": (False, None, "pod", None, None, "SchedulingGated"),
-    "orphan-ghost-sched": (False, None, None, None, None, "NoScheduler"),
-    "fresh-default": (False, None, None, None, None, "Waiting"),
-    "web-7d9c6b5f4-c8pkx": (False, None, None, None, None, "Waiting"),
-}
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -260,26 +217,6 @@ def test_schedulers_to_look_up(records, items):
     fresh = placement.place_pods(items("pods.json"), items("events-scheduled.json"), items("events-failed.json") + items("events-k8s-io-v1.json"))
     assert placement.schedulers_to_look_up(fresh) == ["ghost-scheduler", "my-scheduler"]
     assert placement.schedulers_to_look_up(records) == []
-
-
-def test_scheduler_presence_from_leases_and_deployments(items):
-    now = datetime(2025, 11, 29, 19, 42, 20, tzinfo=timezone.utc)  # 8s after the Lease was renewed for 15s
-    presence = serving.scheduler_presence(["my-scheduler", "ghost-scheduler"], items("leases.json"), items("deployments.json"), now=now)
-    assert presence["ghost-scheduler"] == []
-    assert presence["my-scheduler"] == [
-        {
-            "kind": "Lease",
-            "running": True,
-            "text": "Lease kubesched-system/my-scheduler held by my-scheduler-6c8f7d9b5-x2l4q_8e1f2a3b-4c5d-4e6f-8a7b-9c0d1e2f3a4b"
-            " (renewed 2025-11-29T19:42:12.009381Z)",
-        },
-        {"kind": "Deployment", "running": True, "text": "Deployment kubesched-system/my-scheduler (1/1 ready)"},
-    ]
-
-
-def test_node_leases_do_not_count():
-    lease = {"metadata": {"name": "ghost-scheduler", "namespace": "kube-node-lease"}, "spec": {"holderIdentity": "ghost-scheduler"}}
-    assert serving.scheduler_presence(["ghost-scheduler"], [lease], []) == {"ghost-scheduler": []}
 
 
 def test_unknown_scheduler_message(records):
@@ -426,228 +363,19 @@ def test_unmet_message_is_bounded():
     assert message.endswith("demo/q-08: on node n8, expected one of a | ... and 3 more problems (see unmet)")
 
 
-# --- polling ---------------------------------------------------------------------------------
+# --- a pod the kubelet rejected after a bind (fixtures/placement/rejected-pods.json, see test_placement_gather.py) ---
 
 
-def test_poll_until_met_on_third_poll(clock):
-    answers = iter([["a", "b"], ["b"], []])
-    result = waiter.poll_until(lambda: next(answers), lambda unmet: unmet, timeout=60, interval=5, clock=clock, sleeper=clock.sleep)
-    assert result == ([], [], 3, False)
-    assert clock.sleeps == [5, 5]
+def test_the_kubelet_leaves_a_rejected_pod_without_conditions(items):
+    pod = next(p for p in items("rejected-pods.json") if p["metadata"]["name"] == "rejected")
+    assert pod["status"]["phase"] == "Failed" and "conditions" not in pod["status"]
+    assert placement.rejected_by_kubelet(pod)
+    assert not placement.node_name_preset(pod)
 
 
-def test_poll_until_times_out(clock):
-    polls = []
-
-    def poll():
-        polls.append(clock.now)
-        return ["still pending"]
-
-    result = waiter.poll_until(poll, lambda unmet: unmet, timeout=12, interval=5, clock=clock, sleeper=clock.sleep)
-    assert result == (["still pending"], ["still pending"], 4, True)
-    assert clock.sleeps == [5, 5, 2]  # the last sleep is cut to the deadline
-    assert polls == [1000.0, 1005.0, 1010.0, 1012.0]
-
-
-def test_poll_until_zero_timeout_polls_once(clock):
-    result = waiter.poll_until(lambda: ["x"], lambda unmet: unmet, timeout=0, interval=5, clock=clock, sleeper=clock.sleep)
-    assert result[2:] == (1, True)
-    assert clock.sleeps == []
-
-
-# --- gather and run: the list calls ----------------------------------------------------------
-
-
-@pytest.fixture
-def rollout(placements, items):
-    """Two pods that the second scheduler places on the third poll."""
-    poll1, poll2 = items("rollout-poll1-pods.json"), items("rollout-poll2-pods.json")
-    return placements([poll1, poll1, poll2], items("rollout-poll2-events-scheduled.json"), (), items("leases.json"), items("deployments.json"))
-
-
-def test_gather_makes_a_fixed_number_of_calls(recorded):
-    fake = recorded
-    found = placement_gather.gather(object(), namespace="demo", label_selectors=["app=web"], field_selectors=["status.phase!=Failed"])
-    assert [(record["name"], record["reason"]) for record in found] == [(name, EXPECTED[name][5]) for name in sorted(EXPECTED)]
-    assert fake.calls == [
-        ("pods", "demo", "app=web", "status.phase!=Failed"),
-        ("events", "demo", "Scheduled", None),
-        ("events", "demo", "FailedScheduling", None),
-        ("leases", ("ghost-scheduler", "my-scheduler")),
-        ("deployments", ("ghost-scheduler", "my-scheduler")),
-    ]
-
-
-def test_gather_cost_does_not_grow_with_pods(items, placements):
-    template = next(p for p in items("pods.json") if p["metadata"]["name"] == "orphan-ghost-sched")
-    many = []
-    for index in range(500):
-        pod = copy.deepcopy(template)
-        pod["metadata"]["name"] = f"orphan-{index}"
-        pod["metadata"]["uid"] = f"uid-{index}"
-        many.append(pod)
-    fake = placements(many)
-    found = placement_gather.gather(object())
-    assert len(found) == 500
-    assert {record["reason"] for record in found} == {"NoScheduler"}
-    assert [call[0] for call in fake.calls] == ["pods", "events", "leases", "deployments"]
-
-
-def test_gather_skips_lookups_when_not_needed(items, placements):
-    scheduled_only = [p for p in items("pods.json") if p["spec"].get("nodeName")]
-    fake = placements(scheduled_only, items("events-scheduled.json"))
-    found = placement_gather.gather(object(), namespace="demo")
-    assert len(found) == 6
-    assert fake.calls == [("pods", "demo", None, None), ("events", "demo", "Scheduled", None)]
-
-
-def test_gather_single_name_narrows_the_lists(recorded):
-    fake = recorded
-    found = placement_gather.gather(object(), namespace="demo", names=["web-7d9c6b5f4-hw9ds"], field_selectors=["status.phase=Pending"])
-    assert [record["name"] for record in found] == ["web-7d9c6b5f4-hw9ds"]
-    assert fake.calls == [
-        ("pods", "demo", None, "status.phase=Pending,metadata.name=web-7d9c6b5f4-hw9ds"),
-        ("events", "demo", "FailedScheduling", "web-7d9c6b5f4-hw9ds"),
-    ]
-
-
-def test_gather_several_names_filter_locally(recorded):
-    fake = recorded
-    found = placement_gather.gather(object(), names=["preset-ghost", "legacy-web-0", "nope"])
-    assert [record["name"] for record in found] == ["legacy-web-0", "preset-ghost"]
-    assert fake.calls == [("pods", None, None, None), ("events", None, "Scheduled", None)]
-
-
-FORBIDDEN_LEASES = (
-    'leases.coordination.k8s.io is forbidden: User "system:serviceaccount:demo:viewer" cannot list resource "leases"'
-    ' in API group "coordination.k8s.io" at the cluster scope'
-)
-
-
-def test_gather_survives_forbidden_lookups(monkeypatch, recorded, api_error):
-    fake = recorded
-
-    def forbidden(api, names):
-        raise api_error(403, "Forbidden", FORBIDDEN_LEASES)
-
-    monkeypatch.setattr(placement_gather, "fetch_leases", forbidden)
-    fake.deployments = []
-    found = by_name(placement_gather.gather(object(), namespace="demo"))
-    assert found["orphan-ghost-sched"]["reason"] == "Waiting"
-    assert "cannot list Leases: API request failed (403): leases.coordination.k8s.io is forbidden" in found["orphan-ghost-sched"]["message"]
-
-
-def test_gather_raises_other_api_errors(monkeypatch, recorded):
-
-    class ServerError(Exception):
-        status = 500
-
-    def broken(api, names):
-        raise ServerError("boom")
-
-    monkeypatch.setattr(placement_gather, "fetch_deployments", broken)
-    with pytest.raises(ServerError):
-        placement_gather.gather(object(), namespace="demo")
-
-
-def test_describe_api_error(api_error):
-    assert describe_api_error(api_error(403, "Forbidden", FORBIDDEN_LEASES)) == f"API request failed (403): {FORBIDDEN_LEASES}"
-    assert describe_api_error(ValueError("bad")) == "bad"
-
-
-def test_run_waits_until_the_pods_are_placed(rollout, clock):
-    fake = rollout
-    outcome = placement_gather.run(
-        object, {"namespace": "demo", "scheduler_name": "my-scheduler", "state": "scheduled", "wait": True, "wait_timeout": 60, "wait_sleep": 3}
-    )
-    assert "msg" not in outcome
-    assert outcome["attempts"] == 3
-    assert clock.sleeps == [3, 3]
-    assert [(p["name"], p["node"], p["scheduled_by"], p["evidence"]) for p in outcome["pods"]] == [
-        ("web-7d9c6b5f4-c8pkx", "kubesched-worker", "my-scheduler", "event"),
-        ("web-7d9c6b5f4-m2n7s", "kubesched-worker2", "my-scheduler", "event"),
-    ]
-    assert outcome["summary"]["by_scheduler"] == {"my-scheduler": {"scheduled": 2, "pending": 0}}
-    assert [call[0] for call in fake.calls] == ["pods", "events", "leases", "deployments"] * 2 + ["pods", "events"]
-
-
-def test_run_times_out_with_the_offending_pods(items, placements, clock):
-    placements(items("rollout-poll1-pods.json"))
-    outcome = placement_gather.run(object, {"namespace": "demo", "state": "scheduled", "wait": True, "wait_timeout": 5, "wait_sleep": 2})
-    assert outcome["attempts"] == 4
-    assert clock.sleeps == [2, 2, 1]
-    assert outcome["msg"] == (
-        "Timed out after 5s: 2 of 2 selected pods do not meet the expectations: "
-        "demo/web-7d9c6b5f4-c8pkx, demo/web-7d9c6b5f4-m2n7s: pending (NoScheduler: " + placement.unserved_message("my-scheduler") + ")"
-    )
-    assert outcome["summary"]["pending"] == 2
-
-
-def test_run_without_wait_polls_once(rollout):
-    fake = rollout
-    outcome = placement_gather.run(object, {"namespace": "demo", "state": "scheduled"})
-    assert outcome["attempts"] == 1
-    assert len(outcome["unmet"]) == 2
-    assert outcome["msg"].startswith(
-        "2 of 2 selected pods do not meet the expectations: demo/web-7d9c6b5f4-c8pkx, demo/web-7d9c6b5f4-m2n7s: pending (Waiting: "
-    )
-    assert [call[0] for call in fake.calls] == ["pods", "events", "leases", "deployments"]
-
-
-@pytest.mark.parametrize(
-    ("params", "message"),
-    [
-        ({"state": "pending", "nodes": ["kubesched-worker"]}, "nodes cannot be combined with state=pending: a pending pod is on no node"),
-        ({"wait": True}, "wait=true needs at least one of scheduler_name, state or nodes to wait for"),
-        ({"state": "scheduled", "wait_sleep": 0}, "wait_timeout must be 0 or more and wait_sleep 1 or more"),
-        ({"state": "scheduled", "wait_timeout": -1}, "wait_timeout must be 0 or more and wait_sleep 1 or more"),
-    ],
-)
-def test_run_refuses_parameters_before_connecting(params, message):
-    def connect():
-        raise AssertionError("connected")
-
-    assert placement_gather.run(connect, params) == {"changed": False, "msg": message}
-
-
-@pytest.fixture
-def real_client(kube_api, items):
-    lists = {
-        "/api/v1/namespaces/demo/pods": items("pods.json"),
-        "/api/v1/namespaces/demo/events": items("events-failed.json"),
-        "/apis/coordination.k8s.io/v1/leases": items("leases.json"),
-        "/apis/apps/v1/deployments": items("deployments.json"),
-        "/api/v1/pods": items("pods.json"),
-        "/api/v1/events": items("events-scheduled.json"),
-    }
-    api, pool = kube_api(lambda method, path, query, body: (200, {"kind": "List", "apiVersion": "v1", "metadata": {}, "items": lists[path]}))
-    return api, pool.requests
-
-
-def test_fetchers_issue_one_list_request_each(real_client, items):
-    api, requests = real_client
-    assert [pod["metadata"]["name"] for pod in placement_gather.fetch_pods(api, "demo", "app=web", "status.phase=Pending")] == [
-        pod["metadata"]["name"] for pod in items("pods.json")
-    ]
-    assert len(list(placement_gather.fetch_events(api, "demo", "FailedScheduling", "web-0"))) == 2
-    assert len(list(placement_gather.fetch_pods(api))) == 13
-    assert len(list(placement_gather.fetch_events(api, None, "Scheduled"))) == 3
-    assert len(list(placement_gather.fetch_leases(api, ["my-scheduler"]))) == 2
-    assert len(list(placement_gather.fetch_deployments(api, ["my-scheduler", "ghost-scheduler"]))) == 1
-    assert requests == [
-        ("GET", "/api/v1/namespaces/demo/pods", {"labelSelector": "app=web", "fieldSelector": "status.phase=Pending", "limit": "500"}),
-        (
-            "GET",
-            "/api/v1/namespaces/demo/events",
-            {"fieldSelector": "involvedObject.kind=Pod,reason=FailedScheduling,involvedObject.name=web-0", "limit": "500"},
-        ),
-        ("GET", "/api/v1/pods", {"limit": "500"}),
-        ("GET", "/api/v1/events", {"fieldSelector": "involvedObject.kind=Pod,reason=Scheduled", "limit": "500"}),
-        ("GET", "/apis/coordination.k8s.io/v1/leases", {"fieldSelector": "metadata.name=my-scheduler,metadata.namespace!=kube-node-lease", "limit": "500"}),
-        ("GET", "/apis/apps/v1/deployments", {"labelSelector": "kubesched.io/scheduler-name", "limit": "500"}),
-    ]
-
-
-def test_selectors_for_lookups():
-    assert placement_gather.lease_field_selector(["a", "b"]) == "metadata.namespace!=kube-node-lease"
-    assert placement_gather.lease_field_selector(["a"]) == "metadata.name=a,metadata.namespace!=kube-node-lease"
+def test_a_pod_failed_for_another_reason_is_no_rejection(items):
+    pod = next(p for p in items("rejected-pods.json") if p["metadata"]["name"] == "rejected")
+    pod["status"]["message"] = "The node was low on resource: memory."
+    pod["status"]["reason"] = "Evicted"
+    assert not placement.rejected_by_kubelet(pod)
+    assert placement.pod_record(pod)["state"] == "scheduled"

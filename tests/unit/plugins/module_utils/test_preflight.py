@@ -4,7 +4,7 @@
 documents of the real v1.37.2 kind cluster) and of the node pool and its warnings; its one read of the Prometheus
 Operator's API (the discovery document the v1.37.2 kind cluster served for monitoring.coreos.com/v1 with the
 ServiceMonitor and PrometheusRule CRDs of molecule/leader_election), and its check of a PriorityClass the run does not
-create. The trial Pod's priority class is tested in test_engine.py."""
+create. The trial Pod's priority class is tested in test_trial.py."""
 
 from __future__ import annotations
 
