@@ -163,6 +163,7 @@ def one_change(api, args, strategy, index, image):
     }
     if run.returncode != 0:
         row["playbook_tail"] = (run.stdout + run.stderr)[-2000:]
+        row["playbook_fatal"] = [line.strip()[:600] for line in run.stdout.splitlines() if line.startswith("fatal:")][-3:]
     benchlib.delete_namespace(api, NAMESPACE)
     return row
 
@@ -170,7 +171,8 @@ def one_change(api, args, strategy, index, image):
 def problems(row, args):
     found = []
     if row["playbook_rc"] != 0:
-        found.append(f"the playbook failed (rc {row['playbook_rc']})")
+        fatal = row.get("playbook_fatal") or []
+        found.append(f"the playbook failed (rc {row['playbook_rc']})" + (f": {fatal[-1]}" if fatal else ""))
     if len(row["handovers"]) != 1:
         found.append(f"{len(row['handovers'])} handovers, not 1: {row['handovers']}")
     worst = max(row["leaderless_seconds"] or [0])
