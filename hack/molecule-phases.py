@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """The seconds of each molecule scenario's steps (create, prepare, ... destroy) from a log of `make test` or `.ci/run`
-whose lines start with the time of day (HH:MM:SS), as `hack/timestamps.py` writes it (the last of several: a lane
-`hack/molecule.sh` ran beside the others carries the time each line was written); a Markdown table.
+whose lines start with the time of day (HH:MM:SS), as `hack/timestamps.py` writes it; a Markdown table.
 
 usage: CI=true bash .ci/run 2>&1 | hack/timestamps.py > ci.log; hack/molecule-phases.py ci.log
 """
@@ -12,7 +11,6 @@ from datetime import datetime, timedelta
 
 STEPS = ("create", "prepare", "converge", "idempotence", "side_effect", "verify", "cleanup", "destroy")
 STEP = re.compile(r"\[(\w+) > (\w+)\] (Executing|Executed)")
-STAMPS = re.compile(r"^(?:\d\d:\d\d:\d\d )*(\d\d:\d\d:\d\d) ")
 
 
 def phases(lines):
@@ -21,8 +19,7 @@ def phases(lines):
         match = STEP.search(line)
         if not match:
             continue
-        # The last time before the text: a lane hack/molecule.sh printed later has its own after the printing's.
-        moment = datetime.strptime(STAMPS.match(line).group(1), "%H:%M:%S")
+        moment = datetime.strptime(line[:8], "%H:%M:%S")
         key = match.group(1), match.group(2)
         if match.group(3) == "Executing":
             started.setdefault(key, moment)
