@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# cluster.sh up|ready|images|down|status|context — the kind cluster $CLUSTER_NAME of Kubernetes $KUBE_VERSION
+# cluster.sh up|ready|images|down|status|context|pause|thaw — the kind cluster $CLUSTER_NAME of Kubernetes $KUBE_VERSION
 # (1 control-plane + $CLUSTER_WORKERS workers) and the local registry (localhost:$REGISTRY_PORT on
 # the host, the same name on the nodes). `ready` reuses them when they are up and healthy (no content checks of
 # the cached builds) and is `up` otherwise. `images` builds (or finds cached) what the cluster would run, without
-# creating it. `context` prints the cluster's kubectl context.
+# creating it. `context` prints the cluster's kubectl context. `pause` freezes a cluster not in use, `thaw` undoes it
+# (`ready` and `up` thaw and wait until it has settled).
 . "$(dirname "$0")/lib.sh"
 
 KUBECONFIG_PATH=${KUBECONFIG:-$HOME/.kube/config}
@@ -126,6 +127,7 @@ images() {
 
 up() {
   "$KIND_DIR/install-host.sh"
+  if thaw; then settle || true; fi
   local node_image
   if [ "$KIND_NODE_SOURCE" = offline ]; then
     node_image=$(images)
@@ -197,10 +199,56 @@ healthy() {
   kubectl_ -n kube-system wait --for=condition=Ready pods --all --timeout=120s >/dev/null 2>&1
 }
 
+# pause: a cluster not in use is frozen (docker pause of its node containers and its load balancer), so that its
+# control plane's idle work (etcd, API servers, controllers: half a core for kubesched-ha's three control-plane nodes
+# on a 2-core machine) leaves the CPU to the cluster in use. Nothing in it runs or answers until it is thawed.
+paused_nodes() {
+  local node
+  for node in $(kind get nodes --name "$CLUSTER_NAME" 2>/dev/null); do
+    [ "$(docker inspect -f '{{.State.Paused}}' "$node" 2>/dev/null)" = true ] && echo "$node"
+  done
+}
+pause() {
+  cluster_exists "$CLUSTER_NAME" || return 0
+  local node n=0
+  for node in $(kind get nodes --name "$CLUSTER_NAME"); do
+    [ "$(docker inspect -f '{{.State.Paused}}' "$node" 2>/dev/null)" = true ] && continue
+    docker pause "$node" >/dev/null && n=$((n + 1))
+  done
+  [ "$n" = 0 ] || log "cluster $CLUSTER_NAME paused ($n containers) while it is not in use; cluster.sh ready or thaw takes it back"
+}
+thaw() {
+  local nodes
+  nodes=$(paused_nodes)
+  [ -n "$nodes" ] || return 1
+  # shellcheck disable=SC2086  # one name each
+  docker unpause $nodes >/dev/null
+  log "cluster $CLUSTER_NAME thawed"
+}
+# settle: after a thaw, leaders whose Leases lapsed while frozen (kube-scheduler, kube-controller-manager) restart;
+# wait until every kube-system pod is Ready and none has restarted for 30 s (at most 5 min).
+settle() {
+  local deadline=$((SECONDS + 300)) before after
+  for _ in $(seq 60); do kubectl_ get --raw /readyz >/dev/null 2>&1 && break; sleep 2; done
+  sleep 15
+  while :; do
+    before=$(kubectl_ -n kube-system get pods --no-headers 2>/dev/null | awk '{n += $4} END {print n + 0}')
+    sleep 30
+    after=$(kubectl_ -n kube-system get pods --no-headers 2>/dev/null | awk '{n += $4} END {print n + 0}')
+    if [ "$before" = "$after" ] && kubectl_ wait --for=condition=Ready nodes --all --timeout=5s >/dev/null 2>&1 &&
+      kubectl_ -n kube-system wait --for=condition=Ready pods --all --timeout=5s >/dev/null 2>&1; then
+      log "cluster $CLUSTER_NAME settled after its thaw"
+      return 0
+    fi
+    [ $SECONDS -lt $deadline ] || { kubectl_ -n kube-system get pods >&2; log "cluster $CLUSTER_NAME did not settle after its thaw"; return 1; }
+  done
+}
+
 # ready: nothing to do when the cluster exists and is healthy and the registry runs (the first checks of `up`,
 # without its content checks of the cached builds, which `make cluster` made at the start of the run); `up` otherwise.
 # What each molecule scenario's create runs.
 ready() {
+  if thaw; then settle || true; fi  # an unsettled cluster is judged by healthy below
   if cluster_exists "$CLUSTER_NAME" && [ "$(docker inspect -f '{{.State.Running}}' "$REGISTRY_NAME" 2>/dev/null)" = true ] && healthy; then
     log "cluster $CLUSTER_NAME is up and healthy"
     return
@@ -243,6 +291,7 @@ status() {
 }
 
 down() {
+  thaw || true
   kind_ delete cluster --name "$CLUSTER_NAME" 2>/dev/null || true
   # The registry serves every version's cluster: it goes with the last of them.
   if kind get clusters 2>/dev/null | grep -E '^kubesched(-[0-9]+-[0-9]+|-ha)?$' >/dev/null; then
@@ -269,5 +318,7 @@ case "${1:-}" in
   down) serialized down ;;
   status) status ;;
   context) echo "$CONTEXT" ;;
-  *) die "usage: cluster.sh up|ready|images|down|status|context" ;;
+  pause) serialized pause ;;
+  thaw) serialized thaw || true ;;
+  *) die "usage: cluster.sh up|ready|images|down|status|context|pause|thaw" ;;
 esac
