@@ -127,7 +127,7 @@ images() {
 
 up() {
   "$KIND_DIR/install-host.sh"
-  if thaw; then settle || true; fi
+  awake
   local node_image
   if [ "$KIND_NODE_SOURCE" = offline ]; then
     node_image=$(images)
@@ -202,26 +202,25 @@ healthy() {
 # pause: a cluster not in use is frozen (docker pause of its node containers and its load balancer), so that its
 # control plane's idle work (etcd, API servers, controllers: half a core for kubesched-ha's three control-plane nodes
 # on a 2-core machine) leaves the CPU to the cluster in use. Nothing in it runs or answers until it is thawed.
-paused_nodes() {
+nodes_paused() {  # nodes_paused true|false: the cluster's containers that are paused (true) or not (false)
   local node
   for node in $(kind get nodes --name "$CLUSTER_NAME" 2>/dev/null); do
-    [ "$(docker inspect -f '{{.State.Paused}}' "$node" 2>/dev/null)" = true ] && echo "$node"
+    if [ "$(docker inspect -f '{{.State.Paused}}' "$node" 2>/dev/null)" = "$1" ]; then echo "$node"; fi
   done
 }
 pause() {
-  cluster_exists "$CLUSTER_NAME" || return 0
-  local node n=0
-  for node in $(kind get nodes --name "$CLUSTER_NAME"); do
-    [ "$(docker inspect -f '{{.State.Paused}}' "$node" 2>/dev/null)" = true ] && continue
-    docker pause "$node" >/dev/null && n=$((n + 1))
-  done
-  [ "$n" = 0 ] || log "cluster $CLUSTER_NAME paused ($n containers) while it is not in use; cluster.sh ready or thaw takes it back"
+  local nodes
+  nodes=$(nodes_paused false)
+  [ -n "$nodes" ] || return 0
+  # shellcheck disable=SC2086  # one name each
+  docker pause $nodes >/dev/null
+  log "cluster $CLUSTER_NAME paused ($(wc -w <<< "$nodes") containers) while it is not in use; cluster.sh ready or thaw takes it back"
 }
 thaw() {
   local nodes
-  nodes=$(paused_nodes)
+  nodes=$(nodes_paused true)
   [ -n "$nodes" ] || return 1
-  # shellcheck disable=SC2086  # one name each
+  # shellcheck disable=SC2086
   docker unpause $nodes >/dev/null
   log "cluster $CLUSTER_NAME thawed"
 }
@@ -243,12 +242,14 @@ settle() {
     [ $SECONDS -lt $deadline ] || { kubectl_ -n kube-system get pods >&2; log "cluster $CLUSTER_NAME did not settle after its thaw"; return 1; }
   done
 }
+# awake: a paused cluster thawed and settled; one that did not settle is judged by the health checks that follow.
+awake() { if thaw; then settle || true; fi; }
 
 # ready: nothing to do when the cluster exists and is healthy and the registry runs (the first checks of `up`,
 # without its content checks of the cached builds, which `make cluster` made at the start of the run); `up` otherwise.
 # What each molecule scenario's create runs.
 ready() {
-  if thaw; then settle || true; fi  # an unsettled cluster is judged by healthy below
+  awake
   if cluster_exists "$CLUSTER_NAME" && [ "$(docker inspect -f '{{.State.Running}}' "$REGISTRY_NAME" 2>/dev/null)" = true ] && healthy; then
     log "cluster $CLUSTER_NAME is up and healthy"
     return
