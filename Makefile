@@ -77,7 +77,8 @@ cluster-down: ## delete the cluster and the registry (cached images stay)
 
 # A highly available control plane: three control-plane nodes (etcd, API server, controller manager and scheduler on
 # each) behind kind's load balancer, whose image is built here (hack/kind/lb), and a worker.
-HA := KUBE_VERSION=$(KUBE_VERSION) CLUSTER_NAME=kubesched-ha CLUSTER_CONTROL_PLANES=3 CLUSTER_WORKERS=1 CLUSTER_SSH=1
+HA := KUBE_VERSION=$(KUBE_VERSION) CLUSTER_NAME=kubesched-ha CLUSTER_CONTROL_PLANES=3 CLUSTER_WORKERS=1 CLUSTER_SSH=1 \
+  CLUSTER_API_FEATURE_GATES=GenericWorkload=true CLUSTER_RUNTIME_CONFIG=scheduling.k8s.io/v1beta1=true
 cluster-ha: ## the kind cluster kubesched-ha: three control-plane nodes behind kind's load balancer, and a worker
 	$(HA) $(KIND)/cluster.sh up
 

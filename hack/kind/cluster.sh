@@ -73,10 +73,26 @@ kind_config() {  # kind_config FILE
     if [ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ]; then
       printf 'kubeadmConfigPatches:\n  - |\n    kind: KubeletConfiguration\n    failCgroupV1: false\n'
     fi
+    if [ -n "$CLUSTER_RUNTIME_CONFIG" ]; then
+      echo "runtimeConfig:"
+      tr ',' '\n' <<< "$CLUSTER_RUNTIME_CONFIG" | sed -E 's/^([^=]+)=(.*)$/  "\1": "\2"/'
+    fi
+    # kind's featureGates would reach every component; these reach the API servers and controller managers only.
+    if [ -n "$CLUSTER_API_FEATURE_GATES" ]; then
+      echo "kubeadmConfigPatchesJSON6902:"
+      for component in apiServer controllerManager; do
+        printf '  - group: kubeadm.k8s.io\n    version: v1beta4\n    kind: ClusterConfiguration\n    patch: |\n'
+        printf '      - op: add\n        path: /%s/extraArgs/-\n        value: {name: feature-gates, value: "%s"}\n' "$component" "$CLUSTER_API_FEATURE_GATES"
+      done
+    fi
     echo "networking:"
     echo "  kubeProxyMode: iptables"
   } > "$1"
 }
+# config_id FILE: what a cluster made from the kind configuration FILE is marked with (on its first control-plane
+# node, /kind/kubesched-config): a cluster of another configuration (gates, nodes) is made again, not reused.
+config_id() { sha256sum < "$1" | cut -c1-16; }
+config_of() { docker exec "$CLUSTER_NAME-control-plane" cat /kind/kubesched-config 2>/dev/null || echo none; }
 
 # kind writes the kubeconfig in place (truncated, then written): a scenario reading it at that moment, on another
 # cluster beside (make test's compact scenario starts its cluster while the others run), sees an empty or half file.
@@ -139,11 +155,16 @@ up() {
     node_image=kindest/node:$KUBE_VERSION
   fi
   registry_up
+  local cfg; cfg=$(mktemp)
+  kind_config "$cfg"
   if cluster_exists "$CLUSTER_NAME"; then
     local running
     running=$(docker inspect -f '{{index .Config.Labels "io.x-k8s.kind.cluster"}} {{.Config.Image}}' "$CLUSTER_NAME-control-plane" 2>/dev/null | awk '{print $2}')
     if [ "$running" != "$node_image" ]; then
       log "cluster $CLUSTER_NAME runs $running, not $node_image: recreating it"
+      kind_ delete cluster --name "$CLUSTER_NAME"
+    elif [ "$(config_of)" != "$(config_id "$cfg")" ]; then
+      log "cluster $CLUSTER_NAME was made from another kind configuration ($(config_of), not $(config_id "$cfg")): recreating it"
       kind_ delete cluster --name "$CLUSTER_NAME"
     elif ! healthy; then
       log "cluster $CLUSTER_NAME exists but is not healthy (stopped nodes, or Docker restarted under it): recreating it"
@@ -153,14 +174,13 @@ up() {
     fi
   fi
   if ! cluster_exists "$CLUSTER_NAME"; then
-    local cfg; cfg=$(mktemp)
-    kind_config "$cfg"
     log "kind create cluster --name $CLUSTER_NAME --image $node_image ($CLUSTER_CONTROL_PLANES control-plane + $CLUSTER_WORKERS workers)"
     kind_ create cluster --name "$CLUSTER_NAME" --image "$node_image" --config "$cfg" --wait 5m --retain \
       || { kind export logs "$KUBESCHED_CACHE/kind-logs" --name "$CLUSTER_NAME" >/dev/null 2>&1 || true
            die "kind create cluster failed; node logs in $KUBESCHED_CACHE/kind-logs"; }
-    rm -f "$cfg"
+    docker exec "$CLUSTER_NAME-control-plane" sh -c "echo $(config_id "$cfg") > /kind/kubesched-config"
   fi
+  rm -f "$cfg"
   docker network connect kind "$REGISTRY_NAME" >/dev/null 2>&1 || true
   if [ "$KIND_NODE_SOURCE" = stock ]; then
     for node in $(kind get nodes --name "$CLUSTER_NAME"); do
@@ -248,9 +268,13 @@ awake() { if thaw; then settle || true; fi; }
 # ready: nothing to do when the cluster exists and is healthy and the registry runs (the first checks of `up`,
 # without its content checks of the cached builds, which `make cluster` made at the start of the run); `up` otherwise.
 # What each molecule scenario's create runs.
+config_current() {  # the running cluster was made from the kind configuration these settings give
+  local cfg id; cfg=$(mktemp); kind_config "$cfg"; id=$(config_id "$cfg"); rm -f "$cfg"
+  [ "$(config_of)" = "$id" ]
+}
 ready() {
   awake
-  if cluster_exists "$CLUSTER_NAME" && [ "$(docker inspect -f '{{.State.Running}}' "$REGISTRY_NAME" 2>/dev/null)" = true ] && healthy; then
+  if cluster_exists "$CLUSTER_NAME" && [ "$(docker inspect -f '{{.State.Running}}' "$REGISTRY_NAME" 2>/dev/null)" = true ] && config_current && healthy; then
     log "cluster $CLUSTER_NAME is up and healthy"
     return
   fi

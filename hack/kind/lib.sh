@@ -30,6 +30,13 @@ CLUSTER_CONTROL_PLANES=${CLUSTER_CONTROL_PLANES:-1}
 [[ $CLUSTER_CONTROL_PLANES =~ ^[1-9]$ ]] || { printf 'ERROR: CLUSTER_CONTROL_PLANES must be 1 to 9, not %s\n' "$CLUSTER_CONTROL_PLANES" >&2; exit 1; }
 # 1: the nodes run an SSH server and have the user kubesched with sudo (images.sh node-ssh), as make cluster-ha's do.
 CLUSTER_SSH=${CLUSTER_SSH:-0}
+# Feature gates of the API servers and controller managers only (not the cluster's own scheduler, not the kubelets),
+# and API groups the API servers serve beyond the defaults: make cluster-ha turns GenericWorkload and
+# scheduling.k8s.io/v1beta1 (PodGroups) on, so that a second scheduler can gang-schedule beside a stock one.
+CLUSTER_API_FEATURE_GATES=${CLUSTER_API_FEATURE_GATES:-}
+CLUSTER_RUNTIME_CONFIG=${CLUSTER_RUNTIME_CONFIG:-}
+[[ $CLUSTER_API_FEATURE_GATES =~ ^([A-Za-z0-9]+=(true|false)(,[A-Za-z0-9]+=(true|false))*)?$ ]] || { printf 'ERROR: CLUSTER_API_FEATURE_GATES must be Gate=true|false[,...], not %s\n' "$CLUSTER_API_FEATURE_GATES" >&2; exit 1; }
+[[ $CLUSTER_RUNTIME_CONFIG =~ ^([a-z0-9./]+=(true|false)(,[a-z0-9./]+=(true|false))*)?$ ]] || { printf 'ERROR: CLUSTER_RUNTIME_CONFIG must be group/version=true|false[,...], not %s\n' "$CLUSTER_RUNTIME_CONFIG" >&2; exit 1; }
 REGISTRY_NAME=${REGISTRY_NAME:-kubesched-registry}
 REGISTRY_PORT=${REGISTRY_PORT:-5001}
 # offline: build every image here; stock: use kindest/node and registry:2 (machines that can pull)
