@@ -14,6 +14,7 @@ plugin kubesched.scheduler.check_inputs runs them in the roles; the unit tests r
 
 from __future__ import annotations
 
+import json
 import re
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils.durations import parse_duration
@@ -40,6 +41,14 @@ SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 ROUTING_MINOR = 34
 # An argument the role sets itself.
 CONFIG_ARG_PATTERN = r"--config(=|$)"
+# A feature gate's name, and the argument the role writes from kube_scheduler_feature_gates.
+GATE_PATTERN = r"^[A-Z][A-Za-z0-9]*$"
+GATES_ARG_PATTERN = r"--feature-gates(=|$)"
+# An environment variable's name, as Kubernetes validates it (a C identifier, also with '-' and '.').
+ENV_NAME_PATTERN = r"^[-._a-zA-Z][-._a-zA-Z0-9]*$"
+# Gang scheduling: PodGroups of scheduling.k8s.io/v1beta1 and the pods' spec.schedulingGroup, from kube-scheduler 1.37.
+GANG_GATE = "GenericWorkload"
+GANG_MINOR = 37
 DEFAULT_SCHEDULER = "default-scheduler"
 # The default scheduler's own Leases in kube-system.
 RESERVED_LOCKS = ("kube-scheduler", "kube-controller-manager")
@@ -76,6 +85,10 @@ DEPLOY_VARIABLES = (
     "kube_scheduler_priority_class_name",
     "kube_scheduler_image_digest",
     "kube_scheduler_extra_rules",
+    "kube_scheduler_feature_gates",
+    "kube_scheduler_env",
+    "kube_scheduler_gang_scheduling",
+    "kube_scheduler_version",
 )
 
 SHARING_VARIABLES = (
@@ -108,6 +121,27 @@ def _bool(value):
         return value == 1
     except TypeError:
         return False
+
+
+def as_dict(value):
+    """A dict as the argument spec's ``dict`` type reads one: a dict as it is, a string as JSON (``{...}``) or as
+    ``key=value`` pairs separated by commas or spaces, nothing as {}; None for what is none of these."""
+    if isinstance(value, dict):
+        return value
+    if value is None or value == "":
+        return {}
+    if not isinstance(value, str):
+        return None
+    if value.lstrip().startswith("{"):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return None
+        return parsed if isinstance(parsed, dict) else None
+    pairs = [pair for pair in re.split(r"[,\s]+", value.strip()) if pair]
+    if not all("=" in pair for pair in pairs):
+        return None
+    return dict(pair.split("=", 1) for pair in pairs)
 
 
 def _int(value):
@@ -232,6 +266,7 @@ def check_deploy(values):
     messages.extend(_check_durations(values, leader_elect))
     messages.extend(_check_metrics(values))
     messages.extend(_check_extra_rules(values["kube_scheduler_extra_rules"]))
+    messages.extend(_check_gates(values))
 
     qps = values["kube_scheduler_client_qps"]
     burst = values["kube_scheduler_client_burst"]
@@ -271,6 +306,49 @@ def check_deploy(values):
             f"0 or more), kube_scheduler_wait_timeout ({_show(wait_timeout)}, seconds above 0) and kube_scheduler_image_digest "
             f"('{_show(digest)}', empty or sha256: and 64 hexadecimal digits)."
         )
+    return messages
+
+
+def _check_gates(values):
+    """kube_scheduler_feature_gates, kube_scheduler_env and kube_scheduler_gang_scheduling."""
+    messages = []
+    gates = as_dict(values["kube_scheduler_feature_gates"])
+    if gates is None or not all(
+        _match(GATE_PATTERN, gate) and str(enabled).lower() in _TRUE | _FALSE for gate, enabled in gates.items()
+    ):
+        messages.append(
+            f"kube_scheduler_feature_gates ({_show(gates)}) must map feature gate names (such as {GANG_GATE}) to true or false, "
+            "for example {GenericWorkload: true}."
+        )
+        gates = {}
+    if any(_match(GATES_ARG_PATTERN, arg) for arg in _list(values["kube_scheduler_extra_args"])):
+        messages.append("kube_scheduler_extra_args sets --feature-gates, which the role writes: give the gates in kube_scheduler_feature_gates instead.")
+    env = as_dict(values["kube_scheduler_env"])
+    if env is None or not all(
+        _match(ENV_NAME_PATTERN, name) and isinstance(value, (str, int, float, bool)) for name, value in env.items()
+    ):
+        messages.append(
+            f"kube_scheduler_env ({_show(env)}) must map environment variable names (letters, digits, '_', '-', '.', not "
+            "starting with a digit) to plain values, for example {HTTP2_READ_IDLE_TIMEOUT_SECONDS: '5'}."
+        )
+    if _bool(values["kube_scheduler_gang_scheduling"]):
+        version = values["kube_scheduler_version"]
+        try:
+            minor = kubernetes_minor(str(version))
+        except ValueError:
+            minor = 0
+        if minor < GANG_MINOR:
+            messages.append(
+                f"kube_scheduler_gang_scheduling needs kube-scheduler 1.{GANG_MINOR} or newer (PodGroups of scheduling.k8s.io/v1beta1, "
+                f"named by the pods' spec.schedulingGroup), and kube_scheduler_version is '{_show(version)}' (1.35 and 1.36 have only the "
+                "alpha Workload API, which this role does not configure): set kube_scheduler_version to v1.37 or newer, or "
+                "kube_scheduler_gang_scheduling: false."
+            )
+        if gates.get(GANG_GATE) is not None and not _bool(gates[GANG_GATE]):
+            messages.append(
+                f"kube_scheduler_gang_scheduling is true but kube_scheduler_feature_gates sets {GANG_GATE}: false, the gate gang "
+                "scheduling needs: remove it from kube_scheduler_feature_gates."
+            )
     return messages
 
 

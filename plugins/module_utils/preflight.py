@@ -110,6 +110,37 @@ def routing_refused(server_version, api_version=""):
     return f"kube_scheduler_route_namespace_selector needs MutatingAdmissionPolicy, and this cluster ({server_version}) {said}: {ROUTING_MINIMUM}"
 
 
+# --- gang scheduling: PodGroups served, and the API server's gate -------------------------------------
+
+GANG_API_VERSION = "scheduling.k8s.io/v1beta1"
+GANG_RESOURCE = "podgroups"
+GANG_GATE = "GenericWorkload"
+GANG_HOW = (
+    f"Start the API servers with --runtime-config={GANG_API_VERSION}=true and --feature-gates={GANG_GATE}=true (the controller "
+    "managers with the gate too; with kubeadm, extraArgs of apiServer and controllerManager in its ClusterConfiguration), or "
+    "set kube_scheduler_gang_scheduling: false. Nothing was changed."
+)
+
+
+def gang_refused(kube, server_version):
+    """Why this cluster cannot carry gang scheduling, or '' (it serves PodGroups of scheduling.k8s.io/v1beta1 and its API
+    server runs with the gate, as far as its /metrics tells)."""
+    resources = kube.resources(GANG_API_VERSION)
+    if GANG_RESOURCE not in resources:
+        said = (
+            f"serves {GANG_API_VERSION} without {GANG_RESOURCE} (its API server runs without the feature gate {GANG_GATE})"
+            if resources
+            else f"does not serve {GANG_API_VERSION}"
+        )
+        return f"kube_scheduler_gang_scheduling needs PodGroups ({GANG_API_VERSION}), and this cluster ({server_version}) {said}. {GANG_HOW}"
+    if feature_enabled(kube, GANG_GATE) is False:
+        return (
+            f"kube_scheduler_gang_scheduling needs the API server's feature gate {GANG_GATE} (without it the API server drops the "
+            f"pods' spec.schedulingGroup), and this cluster's ({server_version}) /metrics says it is off. {GANG_HOW}"
+        )
+    return ""
+
+
 def label_selector(labels):
     """``key=value,...`` of a dict of labels, sorted."""
     return ",".join(f"{key}={value}" for key, value in sorted((labels or {}).items()))
@@ -201,6 +232,10 @@ def preflight(connect, params):
                 f"Could not tell whether the API server runs with the feature gate {ROUTING_GATE} (its /metrics did not say): without it "
                 f"the {api_version} MutatingAdmissionPolicy of kube_scheduler_route_namespace_selector routes no pod."
             )
+    if params.get("gang_scheduling"):
+        refused = gang_refused(kube, result["server_version"])
+        if refused:
+            raise EngineError(refused, admission_policy_api=api_version)
     missing = [option for option in ("name", "lock_name", "image", "image_tag") if not params.get(option)]
     if missing:
         raise EngineError(f"{', '.join(missing)} must be given with state=present (unless version_only=true)")

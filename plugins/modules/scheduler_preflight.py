@@ -147,6 +147,12 @@ options:
       - Whether pods will be routed to the scheduler by a C(MutatingAdmissionPolicy); fails when the cluster serves none.
     type: bool
     default: false
+  gang_scheduling:
+    description:
+      - Whether the scheduler will gang-schedule; fails, naming the flags to set, when the cluster does not serve C(podgroups) of
+        C(scheduling.k8s.io/v1beta1) or its API server's C(/metrics) says the gate C(GenericWorkload) is off.
+    type: bool
+    default: false
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
   - kubesched.scheduler._k8s
@@ -244,6 +250,7 @@ OPTIONS = {
         },
     },
     "route": {"type": "bool", "default": False},
+    "gang_scheduling": {"type": "bool", "default": False},
 }
 
 

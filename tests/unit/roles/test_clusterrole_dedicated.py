@@ -23,6 +23,7 @@ def render(**variables):
     environment = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)  # noqa: S701 - YAML, not HTML
     environment.filters["kubesched.scheduler.kubernetes_minor"] = kubernetes_minor
     environment.filters["to_nice_yaml"] = lambda value, indent=2: yaml.safe_dump(value, indent=indent, default_flow_style=False)
+    environment.filters["bool"] = lambda value: str(value).lower() in ("true", "yes", "on", "1")
     base = {
         "__kube_scheduler_dedicated_name": "team-a-scheduler",
         "__kube_scheduler_labels": {"app.kubernetes.io/managed-by": "kubesched.scheduler"},
@@ -59,3 +60,13 @@ def test_render_mode_uses_kube_scheduler_cluster_version():
     expected = {g for g in grants(fixture["rules"], lock="team-a") if g[1] != "leasecandidates" and g[0] != "extensions"}
     assert grants(render(kube_scheduler_cluster_version="1.35")["rules"]) == expected
     assert ("resource.k8s.io", "devicetaintrules", "*", "list") in grants(render()["rules"])
+
+
+def test_with_gang_scheduling_the_role_grants_what_the_gate_adds():
+    # system:kube-scheduler of kubesched-ha, whose API servers run with the gate GenericWorkload: the 1.37 rules and the
+    # PodGroups' (read, and patch and update of their status).
+    fixture = yaml.safe_load((FIXTURES / "system-kube-scheduler-1.37-GenericWorkload.yaml").read_text())
+    expected = {g for g in grants(fixture["rules"], lock="team-a") if g[1] != "leasecandidates" and g[0] != "extensions"}
+    assert ("scheduling.k8s.io", "podgroups/status", "*", "patch") in expected
+    assert grants(render(__kube_scheduler_server_version="v1.37.2", kube_scheduler_gang_scheduling="true")["rules"]) == expected
+    assert grants(render(__kube_scheduler_server_version="v1.37.2", kube_scheduler_gang_scheduling=False)["rules"]) < expected

@@ -29,7 +29,11 @@ def load(version):
 
 
 # Every minor whose system:kube-scheduler was read from a running cluster (hack/clusterrole-fixtures.sh).
-VERSIONS = sorted((p.stem.rsplit("-", 1)[1] for p in FIXTURES.glob("system-kube-scheduler-*.yaml")), key=lambda v: tuple(map(int, v.split("."))))
+# One fixture per minor with the default gates (system-kube-scheduler-1.NN.yaml; those of gates are named after them).
+VERSIONS = sorted(
+    (p.stem.rsplit("-", 1)[1] for p in FIXTURES.glob("system-kube-scheduler-1.*.yaml") if p.stem.rsplit("-", 1)[1].replace(".", "").isdigit()),
+    key=lambda v: tuple(map(int, v.split("."))),
+)
 
 
 @pytest.fixture(params=VERSIONS)

@@ -127,3 +127,33 @@ def test_good_sharing_input_passes(given):
     assert validated.error_messages == []
     assert inputs.check_sharing(validated.validated_parameters) == []
     assert inputs.check_sharing(role_values(given)) == []
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ({"A": True}, {"A": True}),
+        ("GenericWorkload=true,DRADeviceTaints=false", {"GenericWorkload": "true", "DRADeviceTaints": "false"}),
+        ("A=1 B=2", {"A": "1", "B": "2"}),
+        ('{"A": true}', {"A": True}),
+        ("", {}),
+        (None, {}),
+        ("A", None),
+        ("[1]", None),
+        (3, None),
+    ],
+)
+def test_a_dict_variable_is_read_as_the_argument_spec_reads_it(given, expected):
+    assert inputs.as_dict(given) == expected
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"kube_scheduler_feature_gates": "GenericWorkload=true", "kube_scheduler_env": "HTTP2_READ_IDLE_TIMEOUT_SECONDS=5"},
+        {"kube_scheduler_gang_scheduling": "true", "kube_scheduler_feature_gates": {"GenericWorkload": "yes"}},
+        {"kube_scheduler_env": {"HTTP2_PING_TIMEOUT_SECONDS": 3, "GODEBUG": "x509sha1=1"}},
+    ],
+)
+def test_gates_environment_and_gang_scheduling_given_well_pass(given):
+    assert messages(given) == []

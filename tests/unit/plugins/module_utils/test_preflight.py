@@ -275,3 +275,62 @@ def test_a_user_who_may_not_list_nodes_gets_a_warning(monkeypatch):
     assert result["warnings"] == [
         "Could not list the nodes of kube_scheduler_node_pool ((403) Forbidden: nodes is forbidden): their labels and taint were not checked."
     ]
+
+
+# --- gang scheduling ---------------------------------------------------------------------------------
+
+# GET /apis/scheduling.k8s.io/v1beta1 of the kind cluster kubesched-ha (v1.37.2, its API servers started with
+# --runtime-config=scheduling.k8s.io/v1beta1=true and --feature-gates=GenericWorkload=true), and its /metrics line.
+GANG_DISCOVERY = json.loads((FIXTURES / "scheduling-v1beta1-1.37-gate.json").read_text())
+GANG_SERVED = [resource["name"] for resource in GANG_DISCOVERY["resources"]]
+GANG_ON = 'kubernetes_feature_enabled{name="GenericWorkload",stage="BETA"} 1'
+GANG_OFF = 'kubernetes_feature_enabled{name="GenericWorkload",stage="BETA"} 0'
+SCHEDULING_V1BETA1 = "scheduling.k8s.io/v1beta1"
+
+
+def test_gang_scheduling_passes_where_podgroups_are_served_and_the_gate_is_on(cluster):
+    assert "podgroups" in GANG_SERVED
+    cluster(served={V1: SERVED_137, SCHEDULING_V1BETA1: GANG_SERVED}, metrics=GANG_ON)
+    result = preflight_checks.preflight(lambda: None, preflight_params(gang_scheduling=True))
+    assert "msg" not in result and result["server_version"] == "v1.37.2"
+
+
+@pytest.mark.parametrize(
+    ("served", "metrics", "said"),
+    [
+        # a cluster as kind makes it by default: no --runtime-config for the group
+        ([], GANG_ON, "and this cluster (v1.37.2) does not serve scheduling.k8s.io/v1beta1."),
+        # the group served with the gate off: the API server keeps no PodGroups
+        (["workloads"], GANG_OFF, "serves scheduling.k8s.io/v1beta1 without podgroups (its API server runs without the feature gate GenericWorkload)"),
+        # PodGroups served (another API server has the gate) but this one's /metrics says it is off
+        (GANG_SERVED, GANG_OFF, "needs the API server's feature gate GenericWorkload (without it the API server drops the pods' spec.schedulingGroup)"),
+    ],
+    ids=["not-served", "no-podgroups", "gate-off"],
+)
+def test_gang_scheduling_is_refused_naming_what_the_cluster_lacks(cluster, served, metrics, said):
+    cluster(served={V1: SERVED_137, SCHEDULING_V1BETA1: served}, metrics=metrics)
+    with pytest.raises(engine.EngineError) as refused:
+        preflight_checks.preflight(lambda: None, preflight_params(gang_scheduling=True))
+    msg = refused.value.msg
+    assert msg.startswith("kube_scheduler_gang_scheduling needs") and said in msg, msg
+    assert "--runtime-config=scheduling.k8s.io/v1beta1=true and --feature-gates=GenericWorkload=true" in msg
+    assert msg.endswith("Nothing was changed.")
+
+
+class Discovery(SharedKube):
+    """SharedKube that notes each group/version whose resources were asked for."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.asked = []
+
+    def resources(self, api_version):
+        self.asked.append(api_version)
+        return super().resources(api_version)
+
+
+@pytest.mark.parametrize("gang", [False, True])
+def test_the_podgroups_api_is_read_only_for_gang_scheduling(monkeypatch, gang):
+    kube = Discovery(served={V1: SERVED_137, SCHEDULING_V1BETA1: GANG_SERVED}, metrics=GANG_ON)
+    preflight(monkeypatch, kube, gang_scheduling=gang)
+    assert (SCHEDULING_V1BETA1 in kube.asked) is gang
