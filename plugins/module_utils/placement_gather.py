@@ -28,6 +28,7 @@ from ansible_collections.kubesched.scheduler.plugins.module_utils.placement impo
     apply_events,
     evaluate,
     explain_waiting,
+    group_records,
     has_expectations,
     join_selectors,
     latest_events_by_uid,
@@ -36,6 +37,7 @@ from ansible_collections.kubesched.scheduler.plugins.module_utils.placement impo
     pod_record,
     schedulers_to_look_up,
     summarize,
+    summarize_groups,
     unmet_message,
 )
 
@@ -110,6 +112,35 @@ def fetch_events(api, namespace=None, reason="Scheduled", pod_name=None):
     if namespace:
         return list_items(cluster, core.list_namespaced_event, namespace, field_selector=selector)
     return list_items(cluster, core.list_event_for_all_namespaces, field_selector=selector)
+
+
+# PodGroups (gang scheduling), served from Kubernetes 1.37 with the gate GenericWorkload.
+PODGROUP_API = ("scheduling.k8s.io", "v1beta1", "podgroups")
+
+
+def fetch_podgroups(api, namespace=None):
+    """The PodGroups, page by page: in a namespace, or in all namespaces when namespace is None."""
+    cluster = as_cluster(api)
+    custom = k8s_client.CustomObjectsApi(cluster.client)
+    if namespace:
+        return list_items(cluster, custom.list_namespaced_custom_object, *PODGROUP_API[:2], namespace, PODGROUP_API[2])
+    return list_items(cluster, custom.list_cluster_custom_object, *PODGROUP_API)
+
+
+def read_groups(cluster, records, namespace, warnings):
+    """The group records of the pods that name a PodGroup (placement.group_records); the PodGroups read only then."""
+    if not any(record.get("pod_group") for record in records):
+        return []
+    podgroups = []
+    try:
+        for item in fetch_podgroups(cluster, namespace):
+            if item is RESTART:
+                podgroups.clear()
+            else:
+                podgroups.append(item)
+    except Exception as exc:  # not served (404), or not allowed (403): the groups are reported from their pods alone
+        warnings.append(f"PodGroups could not be read ({describe_api_error(exc)}): the groups are reported from their pods alone.")
+    return group_records(records, podgroups)
 
 
 def lease_field_selector(names):
@@ -304,8 +335,15 @@ def run(connect, params, check_mode=False, diff=False):
         if record["scheduled_by"]:
             record["scheduler_process"] = processes.get(record["scheduled_by"]) or None
     result = {"changed": False, "pods": records, "summary": summarize(records), "unmet": unmet, "attempts": attempts}
+    warnings = []
     if lookup_errors:
-        result["warnings"] = [f"Which process serves each profile was not looked up: {'; '.join(dict.fromkeys(lookup_errors))}."]
+        warnings.append(f"Which process serves each profile was not looked up: {'; '.join(dict.fromkeys(lookup_errors))}.")
+    groups = read_groups(cluster, records, namespace, warnings)
+    if groups:
+        result["groups"] = groups
+        result["summary"]["groups"] = summarize_groups(groups)
+    if warnings:
+        result["warnings"] = warnings
     if unmet:
         result["msg"] = unmet_message(unmet, len(records), wait_timeout if timed_out else None)
     return result

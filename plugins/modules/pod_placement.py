@@ -322,6 +322,64 @@ pods:
       type: str
       returned: always
       sample: "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient cpu."
+    pod_group:
+      description: The PodGroup the pod belongs to (C(spec.schedulingGroup.podGroupName), gang scheduling), null for none.
+      type: str
+      returned: always
+      sample: train-1
+groups:
+  description:
+    - One entry per PodGroup (C(scheduling.k8s.io/v1beta1)) that a selected pod names, sorted by namespace and name; the
+      PodGroups are read only when a pod names one.
+  returned: when a selected pod names a PodGroup
+  type: list
+  elements: dict
+  contains:
+    namespace:
+      description: The group's namespace.
+      type: str
+      sample: ml
+    name:
+      description: The PodGroup's name.
+      type: str
+      sample: train-1
+    min_count:
+      description: Its C(schedulingPolicy.gang.minCount); null for a basic policy or a PodGroup not found.
+      type: int
+      sample: 8
+    pods:
+      description: How many selected pods name it.
+      type: int
+      sample: 8
+    bound:
+      description: How many of them are bound.
+      type: int
+      sample: 0
+    state:
+      description: V(bound) (all its pods), V(partly_bound) (some), V(waiting) (none).
+      type: str
+      choices: [bound, partly_bound, waiting]
+      sample: waiting
+    waiting_for:
+      description: How many more pods must exist before the group can be scheduled (minCount less its pods), 0 when none.
+      type: int
+      sample: 0
+    schedulers:
+      description: The schedulerNames its pods ask for; more than one splits the group.
+      type: list
+      elements: str
+      sample: [my-scheduler]
+    reason:
+      description:
+        - Why a group that is not bound waits, null when nothing says.
+        - V(PodGroupNotFound), V(SeveralSchedulers), V(WaitingForPods), or the reason of the PodGroup's condition
+          C(PodGroupInitiallyScheduled) (for example V(Unschedulable)), or else its pods' RV(pods[].reason).
+      type: str
+      sample: Unschedulable
+    message:
+      description: The explanation that goes with RV(groups[].reason).
+      type: str
+      sample: "minCount (8) cannot be satisfied: 3 scheduled, 0 remaining"
 summary:
   description: Counts over the selected pods.
   returned: always
@@ -374,6 +432,11 @@ summary:
       type: dict
       returned: always
       sample: {"OutOfcpu": 1}
+    groups:
+      description: Number of pod groups (RV(groups)) in all and by state.
+      type: dict
+      returned: when a selected pod names a PodGroup
+      sample: {"total": 40, "bound": 20, "partly_bound": 0, "waiting": 20}
 unmet:
   description:
     - The pods that do not meet the expectations and why; empty when they all do or there are none.

@@ -19,6 +19,16 @@ from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s import cl
 FIXTURES = Path(__file__).resolve().parent / "plugins" / "fixtures"
 
 
+@pytest.fixture(autouse=True)
+def fresh_warnings():
+    """ansible-core keeps a module's warnings in one process-wide table, each message once: a test's warning would be
+    reported by the next module run, and a second test warning the same is not told. Each test starts with none."""
+    from ansible.module_utils.common import warnings
+
+    for table in (warnings._global_warnings, warnings._global_deprecations):  # noqa: SLF001 - no public reset
+        table.clear()
+
+
 @pytest.fixture
 def items():
     """The ``items`` of a recorded list in fixtures/placement."""
@@ -54,11 +64,12 @@ class Placements:
     ``pods`` is one list, or several: one per poll, the last one repeated.
     """
 
-    def __init__(self, pods, scheduled=(), failed=(), leases=(), deployments=()):
+    def __init__(self, pods, scheduled=(), failed=(), leases=(), deployments=(), podgroups=()):
         self.pod_lists = [pods] if not pods or isinstance(pods[0], dict) else list(pods)
         self.events = {"Scheduled": list(scheduled), "FailedScheduling": list(failed)}
         self.leases = list(leases)
         self.deployments = list(deployments)
+        self.podgroups = podgroups  # a list, or an exception to raise (the API not served, not allowed)
         self.calls = []
 
     def fetch_pods(self, api, namespace=None, label_selector=None, field_selector=None):
@@ -78,6 +89,12 @@ class Placements:
         self.calls.append(("deployments", tuple(names)))
         return copy.deepcopy(self.deployments)
 
+    def fetch_podgroups(self, api, namespace=None):
+        self.calls.append(("podgroups", namespace))
+        if isinstance(self.podgroups, Exception):
+            raise self.podgroups
+        return copy.deepcopy(list(self.podgroups))
+
 
 @pytest.fixture
 def placements(monkeypatch):
@@ -85,7 +102,7 @@ def placements(monkeypatch):
 
     def install(*args, **kwargs):
         fake = Placements(*args, **kwargs)
-        for name in ("fetch_pods", "fetch_events", "fetch_leases", "fetch_deployments"):
+        for name in ("fetch_pods", "fetch_events", "fetch_leases", "fetch_deployments", "fetch_podgroups"):
             monkeypatch.setattr(placement_gather, name, getattr(fake, name))
         return fake
 

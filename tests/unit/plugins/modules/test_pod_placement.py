@@ -66,7 +66,9 @@ def test_reports_every_pod(capsys, recorded):
         "scheduled_at": "2025-11-29T19:40:01.118734Z",
         "reason": None,
         "message": None,
+        "pod_group": None,
     }
+    assert "groups" not in result and "groups" not in result["summary"]
     assert pods["web-7d9c6b5f4-hw9ds"]["reason"] == "FailedScheduling"
     assert pods["web-7d9c6b5f4-hw9ds"]["message"] == MSG_CPU
     assert pods["orphan-ghost-sched"]["reason"] == "NoScheduler"
@@ -741,3 +743,26 @@ def test_page_size_must_be_positive(capsys, recorded, page_size):
     assert code == 1
     assert result["msg"] == f"page_size must be 1 or more, got {page_size}"
     assert recorded.calls == []
+
+
+def test_groups_are_reported_when_a_pod_names_one(capsys, placements, items):
+    # pods and PodGroups recorded on kubesched-ha with gang-scheduler (tests/unit/plugins/module_utils/test_placement.py)
+    fake = placements(items("pods-gang.json"), podgroups=items("podgroups-gang.json"))
+    code, result = run_module(capsys, {"namespace": "gang-fixture"})
+    assert code == 0 and ("podgroups", "gang-fixture") in fake.calls
+    assert result["summary"]["groups"] == {"total": 4, "bound": 1, "partly_bound": 0, "waiting": 3}
+    assert [group["name"] for group in result["groups"]] == ["fits", "no-such-group", "short", "too-big"]
+    assert by_name(result["pods"])["fits-0"]["pod_group"] == "fits"
+
+
+def test_groups_without_the_podgroups_api_come_from_their_pods_with_a_warning(placements, items, api_error):
+    # read_groups itself: how AnsibleModule reports warnings depends on what else the test process imported.
+    placements(items("pods-gang.json"), podgroups=api_error(404, "NotFound", "the server could not find the requested resource"))
+    records = placement_gather.gather(object(), "gang-fixture")
+    warnings = []
+    groups = placement_gather.read_groups(object(), records, "gang-fixture", warnings)
+    assert len(groups) == 4 and {group["reason"] for group in groups} == {"PodGroupNotFound"}
+    assert warnings == [
+        "PodGroups could not be read (API request failed (404): the server could not find the requested resource): "
+        "the groups are reported from their pods alone."
+    ]
