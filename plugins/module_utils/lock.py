@@ -7,9 +7,67 @@ from __future__ import annotations
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils import clusterrole
 from ansible_collections.kubesched.scheduler.plugins.module_utils.errors import EngineError
-from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import content, managed_by_us, ref
+from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import KubeError, content, managed_by_us, ref
 
 NAME_LABEL = "kubesched.io/scheduler-name"
+# What the dedicated ClusterRole leaves out of the cluster's system:kube-scheduler on purpose: lease candidates (only
+# used with the gate CoordinatedLeaderElection) and the extensions API group (gone since 1.16).
+LEFT_OUT_RESOURCES = ("leasecandidates",)
+LEFT_OUT_GROUPS = ("extensions",)
+
+
+def follow_cluster_role(rules, lock_name):
+    """The dedicated ClusterRole's rules from those of the cluster's own system:kube-scheduler, so that what a gate or a
+    newer release grants the default scheduler comes along: each lock rule (a Lease or Endpoints by name: kube-scheduler,
+    and the lock names patch mode added for other schedulers) gives way to one rule on the scheduler's own Lease with
+    the same verbs; lease candidates and the extensions group are left out."""
+    followed, own_lease = [], None
+    for rule in rules or []:
+        groups = [group for group in rule.get("apiGroups") or [] if group not in LEFT_OUT_GROUPS]
+        resources = [resource for resource in rule.get("resources") or [] if resource not in LEFT_OUT_RESOURCES]
+        if not groups or not resources or rule.get("nonResourceURLs"):
+            continue
+        if rule.get("resourceNames") and any(clusterrole.is_lock_rule(rule, resource, group) for resource, group in clusterrole.LOCK_RESOURCES):
+            if clusterrole.is_lock_rule(rule, clusterrole.LEASES, "coordination.k8s.io") and own_lease is None:
+                own_lease = {"apiGroups": groups, "resources": resources, "resourceNames": [lock_name], "verbs": list(rule.get("verbs") or [])}
+                followed.append(own_lease)
+            continue
+        followed.append(dict(rule, apiGroups=groups, resources=resources))
+    return followed
+
+
+def grants(rules):
+    """(apiGroup, resource, resourceName or *, verb) of each rule."""
+    return {
+        (group, resource, name, verb)
+        for rule in rules or []
+        for group in rule.get("apiGroups") or []
+        for resource in rule.get("resources") or []
+        for name in rule.get("resourceNames") or ["*"]
+        for verb in rule.get("verbs") or []
+    }
+
+
+def grants_text(grant_set):
+    """Grants as a short sorted list: resource.group[/name] verbs."""
+    by_target = {}
+    for group, resource, name, verb in grant_set:
+        target = f"{resource}{'.' + group if group else ''}{'' if name == '*' else '/' + name}"
+        by_target.setdefault(target, set()).add(verb)
+    return "; ".join(f"{target} {','.join(sorted(verbs))}" for target, verbs in sorted(by_target.items()))
+
+
+def followed_dedicated(kube, lock):
+    """The dedicated ClusterRole with the rules of the cluster's own (``lock['clusterrole']``) when it can be read, else as
+    rendered (the rules of the cluster's minor, which the clusterrole role's template keeps)."""
+    dedicated = lock["dedicated"]
+    try:
+        system = kube.get("ClusterRole", lock["clusterrole"])
+    except KubeError:  # not allowed to read it
+        return dedicated
+    if not system or not system.get("rules"):
+        return dedicated
+    return dict(dedicated, rules=follow_cluster_role(system["rules"], lock["lock_name"]))
 
 
 def lock_converge(kube, lock, state, check_mode):
@@ -42,8 +100,13 @@ def lock_converge(kube, lock, state, check_mode):
     # 1. The grant of the mode asked for.
     if state == "present" and lock["mode"] == "patch":
         patch_role("present")
-    if state == "present" and lock["mode"] == "dedicated" and apply_changed(kube, dedicated, check_mode):
-        changes.append(ref(dedicated))
+    if state == "present" and lock["mode"] == "dedicated":
+        dedicated = followed_dedicated(kube, lock)
+        before = kube.get("ClusterRole", dedicated["metadata"]["name"])
+        if apply_changed(kube, dedicated, check_mode, before=before):
+            added = grants(dedicated["rules"]) - grants((before or {}).get("rules"))
+            said = f" (rules of {lock['clusterrole']} added: {grants_text(added)})" if before and added else ""
+            changes.append(ref(dedicated) + said)
     # 2. The binding; its roleRef cannot change, so moving it deletes and creates it.
     moving = bound_now not in ("", bind_to)
     if moving:

@@ -6,6 +6,7 @@ second scheduler's lock instead of kube-scheduler's, and without leasecandidates
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import jinja2
@@ -70,3 +71,57 @@ def test_with_gang_scheduling_the_role_grants_what_the_gate_adds():
     assert ("scheduling.k8s.io", "podgroups/status", "*", "patch") in expected
     assert grants(render(__kube_scheduler_server_version="v1.37.2", kube_scheduler_gang_scheduling="true")["rules"]) == expected
     assert grants(render(__kube_scheduler_server_version="v1.37.2", kube_scheduler_gang_scheduling=False)["rules"]) < expected
+
+
+@pytest.mark.parametrize("fixture", ["1.35", "1.36", "1.37", "1.37-GenericWorkload"])
+def test_the_role_that_follows_the_cluster_grants_what_the_template_of_its_release_does(fixture):
+    # lock.follow_cluster_role on the system:kube-scheduler read from each kind cluster gives the rules the template
+    # renders for that release (and gate), with the scheduler's own lock name.
+    from ansible_collections.kubesched.scheduler.plugins.module_utils.lock import follow_cluster_role
+
+    system = yaml.safe_load((FIXTURES / f"system-kube-scheduler-{fixture}.yaml").read_text())
+    minor = fixture.split("-")[0].split(".")[1]
+    rendered = render(__kube_scheduler_server_version=f"v1.{minor}.4", kube_scheduler_gang_scheduling="GenericWorkload" in fixture)
+    assert grants(follow_cluster_role(system["rules"], "team-a")) == grants(rendered["rules"])
+
+
+def test_the_role_that_follows_the_cluster_leaves_other_schedulers_lock_names_out():
+    system = yaml.safe_load((FIXTURES / "system-kube-scheduler-1.37.yaml").read_text())
+    for rule in system["rules"]:
+        if rule.get("resourceNames") == ["kube-scheduler"]:
+            rule["resourceNames"] = ["kube-scheduler", "my-scheduler", "batch-scheduler"]  # as patch mode leaves them
+    from ansible_collections.kubesched.scheduler.plugins.module_utils.lock import follow_cluster_role
+
+    named = {g[2] for g in grants(follow_cluster_role(system["rules"], "team-a")) if g[1] == "leases" and g[2] != "*"}
+    assert named == {"team-a"}
+
+
+def test_a_run_after_a_gate_came_on_adds_its_rules_and_says_which(monkeypatch):
+    # The dedicated role made on 1.37 with the default gates; then the API servers get GenericWorkload: the next run gives
+    # it the PodGroups' rules that system:kube-scheduler got, and names them.
+    from ansible_collections.kubesched.scheduler.plugins.module_utils import clusterrole
+    from ansible_collections.kubesched.scheduler.plugins.module_utils.lock import lock_converge
+    from ansible_collections.kubesched.scheduler.tests.unit.utils.engine_fakes import NAME, FakeKube, lock
+
+    monkeypatch.setattr(clusterrole, "run", lambda connect, params, check_mode=False: {"changed": False})  # patch mode's own tests
+
+    class Cluster(FakeKube):  # FakeKube hides system:kube-scheduler from the engine's tests; this one serves it
+        def get(self, kind, name, namespace=None, api_version=None):
+            if (kind, name) == ("ClusterRole", "system:kube-scheduler"):
+                return copy.deepcopy(self.store.get((kind, None, name)))
+            return super().get(kind, name, namespace, api_version)
+
+    kube = Cluster()
+    params = lock(mode="dedicated")
+    system = yaml.safe_load((FIXTURES / "system-kube-scheduler-1.37.yaml").read_text())
+    kube.put({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "system:kube-scheduler"}, "rules": system["rules"]})
+    lock_converge(kube, params, "present", False)
+    assert lock_converge(kube, params, "present", False) == []
+    gated = yaml.safe_load((FIXTURES / "system-kube-scheduler-1.37-GenericWorkload.yaml").read_text())
+    kube.put({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "system:kube-scheduler"}, "rules": gated["rules"]})
+    changes = lock_converge(kube, params, "present", False)
+    assert changes == [
+        f"ClusterRole {NAME}-scheduler (rules of system:kube-scheduler added: podgroups.scheduling.k8s.io get,list,watch; "
+        "podgroups/status.scheduling.k8s.io patch,update)"
+    ]
+    assert lock_converge(kube, params, "present", False) == []
