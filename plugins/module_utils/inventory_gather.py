@@ -30,6 +30,10 @@ from ansible_collections.kubesched.scheduler.plugins.module_utils.inventory_conf
     pod_scheduler_name,
 )
 from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import Kube, KubeError, api_reason
+from ansible_collections.kubesched.scheduler.plugins.module_utils.lock import NAME_LABEL, dedicated_lacks
+
+# The cluster's own scheduler's ClusterRole, which the dedicated ClusterRoles follow.
+DEFAULT_CLUSTERROLE = "system:kube-scheduler"
 
 # --- the paged lists -------------------------------------------------------------------------
 
@@ -144,7 +148,39 @@ def gather(kube, namespace=None, page_size=DEFAULT_PAGE_SIZE, now=None, toleranc
     if now is None:
         now, tolerance = lease_clock(kube.clock.server_now())
     tolerance = timedelta(0) if tolerance is None else tolerance
-    return assemble(leases, deployments, scan, now, tolerance, get_configmap, get_replicaset, errors)
+    result = assemble(leases, deployments, scan, now, tolerance, get_configmap, get_replicaset, errors)
+    # Dedicated ClusterRoles exist only beside Deployments of this collection: listed only then.
+    result["dedicated_roles"] = dedicated_roles(kube, result["errors"]) if deployments else []
+    return result
+
+
+def dedicated_roles(kube, errors):
+    """The dedicated ClusterRoles of this collection's schedulers (``<name>-scheduler``, labelled with the scheduler's name),
+    each with what the cluster's own system:kube-scheduler grants that it lacks; a role that lacks something is an error
+    too, naming the fix."""
+    roles = [
+        role
+        for role in _safe_list(errors, "ClusterRoles", kube.list_pages("ClusterRole", label_selector=NAME_LABEL))
+        if metadata_of(role).get("name") == f"{(metadata_of(role).get('labels') or {}).get(NAME_LABEL)}-scheduler"
+    ]
+    if not roles:
+        return []
+    try:
+        system = kube.get("ClusterRole", DEFAULT_CLUSTERROLE) or {}
+    except KubeError as exc:
+        _lookup_error(errors, f"ClusterRole {DEFAULT_CLUSTERROLE}", exc)
+        return []
+    out = []
+    for role in sorted(roles, key=lambda item: metadata_of(item)["name"]):
+        name, scheduler = metadata_of(role)["name"], metadata_of(role)["labels"][NAME_LABEL]
+        lacks = dedicated_lacks(role, system.get("rules")) if system.get("rules") else ""
+        out.append({"name": name, "scheduler": scheduler, "lacks": lacks})
+        if lacks:
+            errors.append(
+                f"the dedicated ClusterRole {name} of {scheduler} lacks what {DEFAULT_CLUSTERROLE} grants since (a gate turned on, an "
+                f"upgrade): {lacks}; run the deploy role for {scheduler} again, which makes it follow the cluster's"
+            )
+    return out
 
 
 def check_params(params):

@@ -57,6 +57,16 @@ def grants_text(grant_set):
     return "; ".join(f"{target} {','.join(sorted(verbs))}" for target, verbs in sorted(by_target.items()))
 
 
+def dedicated_lacks(role, system_rules):
+    """What the cluster's own system:kube-scheduler (``system_rules``) grants that the dedicated ClusterRole ``role``, as it
+    is on the cluster, lacks, as follow_cluster_role reads it (for the role's own Lease name): a gate turned on or an
+    upgrade since the role was last applied. Grants as grants_text writes them."""
+    lease_rules = [rule for rule in role.get("rules") or [] if clusterrole.is_lock_rule(rule, clusterrole.LEASES, "coordination.k8s.io")]
+    own = [name for rule in lease_rules for name in rule["resourceNames"]]
+    wanted = grants(follow_cluster_role(system_rules, own[0] if own else ""))
+    return grants_text(wanted - grants(role.get("rules")))
+
+
 def followed_dedicated(kube, lock):
     """The dedicated ClusterRole with the rules of the cluster's own (``lock['clusterrole']``) when it can be read, else as
     rendered (the rules of the cluster's minor, which the clusterrole role's template keeps)."""

@@ -26,7 +26,9 @@ description:
     (of all namespaces, or of O(namespace)). With O(namespace), the pods of C(kube-system) are listed as well,
     and one more list by name (field selector C(metadata.name)) is made for each Lease holder found in neither.
     It then reads each ConfigMap that a scheduler's C(--config) file is mounted from, once, and each ReplicaSet
-    that owns a pod holding the Lease of a scheduler of no other kind, once.
+    that owns a pod holding the Lease of a scheduler of no other kind, once. When a Deployment of this collection
+    runs, it lists the ClusterRoles labelled C(kubesched.io/scheduler-name) once, and reads C(system:kube-scheduler)
+    when a dedicated one is among them (RV(dedicated_roles)).
   - Every list is read in pages of O(page_size) items (C(limit) and C(continue)), and each page is reduced
     before the next one is asked for; of the pods only the counts per C(spec.schedulerName) are kept, with the
     pods of kube-scheduler and those holding a Lease, so memory grows with the number of schedulers, not with
@@ -410,10 +412,20 @@ unserved:
   type: list
   elements: dict
   sample: [{"scheduler_name": "no-such-scheduler", "reason": "NoScheduler", "pods": 1, "pending": 1, "pending_pods": ["demo/pod3"], "found": []}]
+dedicated_roles:
+  description:
+    - The dedicated ClusterRoles (C(kube_scheduler_rbac_mode=dedicated)) of this collection's schedulers, read when a
+      Deployment of this collection runs, each with what the cluster's own C(system:kube-scheduler) grants that it lacks
+      (C(lacks), empty when nothing), as when a gate was turned on or the cluster upgraded after the role was applied.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"name": "my-scheduler-scheduler", "scheduler": "my-scheduler", "lacks": "podgroups.scheduling.k8s.io get,list,watch"}]
 errors:
   description:
     - What could not be listed (forbidden or unknown to the API server); the rest of the result is then partial.
     - A control plane whose nodes run different scheduler configurations, and profiles only standbys serve.
+    - A dedicated ClusterRole that lacks what C(system:kube-scheduler) grants (RV(dedicated_roles)).
   returned: always
   type: list
   elements: str

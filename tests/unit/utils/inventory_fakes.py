@@ -15,6 +15,7 @@ import json
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -73,12 +74,15 @@ class FakeCluster:
     Gone as many times as it is listed there. A path of ``forbidden`` is answered 403.
     """
 
-    def __init__(self, pods=(), leases=(), deployments=(), configmaps=(), replicasets=(), expire=(), forbidden=()):
-        self.objects = {"pods": list(pods), "leases": list(leases), "deployments": list(deployments)}
+    def __init__(self, pods=(), leases=(), deployments=(), configmaps=(), replicasets=(), clusterroles=(), expire=(), forbidden=()):
+        self.objects = {"pods": list(pods), "leases": list(leases), "deployments": list(deployments), "clusterroles": list(clusterroles)}
         self.gets = {}
         for prefix, plural, items in (("/api/v1", "configmaps", configmaps), ("/apis/apps/v1", "replicasets", replicasets)):
             for item in items:
                 self.gets[f"{prefix}/namespaces/{item['metadata']['namespace']}/{plural}/{item['metadata']['name']}"] = item
+        for item in clusterroles:  # by name, as the path is sent and as it is read
+            for name in (item["metadata"]["name"], quote(item["metadata"]["name"], safe="")):
+                self.gets[f"/apis/rbac.authorization.k8s.io/v1/clusterroles/{name}"] = item
         self.expired = Counter(expire)
         self.forbidden = set(forbidden)
 
@@ -98,7 +102,7 @@ class FakeCluster:
             namespace = parts[-2]
         if plural not in self.objects:
             return self.status(404, "NotFound", f"{path} not found")
-        items = [item for item in self.objects[plural] if namespace is None or item["metadata"]["namespace"] == namespace]
+        items = [item for item in self.objects[plural] if namespace is None or item["metadata"].get("namespace") == namespace]
         items = [item for item in items if _selected(item, query.get("labelSelector"), query.get("fieldSelector"))]
         token = query.get("continue")
         if self.expired[token]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import copy
 from datetime import timedelta
 
+from pathlib import Path
+
 import pytest
 import yaml
 
@@ -247,8 +249,10 @@ def test_the_recorded_deployment_of_two_replicas_and_its_leader(serve, kind_clus
         "served_by": [{"kind": "deployment", "namespace": "kube-system", "name": "my-scheduler", "running": True}],
     }
     assert result["unserved"] == [] and result["errors"] == []
-    assert count == 4
-    assert requests[-1] == ("GET", "/api/v1/namespaces/kube-system/configmaps/my-scheduler-config", {})
+    # and, beside a Deployment of this collection, one list of its dedicated ClusterRoles (none here)
+    assert count == 5 and result["dedicated_roles"] == []
+    assert requests[-2] == ("GET", "/api/v1/namespaces/kube-system/configmaps/my-scheduler-config", {})
+    assert requests[-1][1] == "/apis/rbac.authorization.k8s.io/v1/clusterroles"
 
 
 # --- a Deployment with two profiles, and pods asking for them --------------------------------------
@@ -307,8 +311,35 @@ def test_a_deployment_of_two_profiles_serves_both(serve, second_scheduler):
         }
     ]
     # three lists and the one ConfigMap; the Deployment's holder needs no ReplicaSet
-    assert count == 4
-    assert requests[-1] == ("GET", "/api/v1/namespaces/kube-system/configmaps/my-scheduler-config", {})
+    # and, beside a Deployment of this collection, one list of its dedicated ClusterRoles (none here)
+    assert count == 5 and result["dedicated_roles"] == []
+    assert requests[-2] == ("GET", "/api/v1/namespaces/kube-system/configmaps/my-scheduler-config", {})
+    assert requests[-1][1] == "/apis/rbac.authorization.k8s.io/v1/clusterroles"
+
+
+def test_a_dedicated_role_that_lacks_what_a_gate_added_is_reported(serve, second_scheduler):
+    # my-scheduler's dedicated ClusterRole as made on 1.37 with the default gates; then the API servers got
+    # GenericWorkload, and system:kube-scheduler the PodGroups' rules (both recorded on kind clusters).
+    import yaml
+
+    from ansible_collections.kubesched.scheduler.plugins.module_utils.lock import NAME_LABEL, follow_cluster_role
+
+    roles = Path(__file__).resolve().parents[1] / "fixtures" / "clusterrole"
+    before = yaml.safe_load((roles / "system-kube-scheduler-1.37.yaml").read_text())["rules"]
+    gated = yaml.safe_load((roles / "system-kube-scheduler-1.37-GenericWorkload.yaml").read_text())["rules"]
+    dedicated = {"metadata": {"name": "my-scheduler-scheduler", "labels": {NAME_LABEL: "my-scheduler"}}, "rules": follow_cluster_role(before, "my-scheduler")}
+    second_scheduler["clusterroles"] = [dedicated, {"metadata": {"name": "system:kube-scheduler"}, "rules": gated}]
+    result, _requests, count = gather(serve, **second_scheduler)
+    lacks = "podgroups.scheduling.k8s.io get,list,watch; podgroups/status.scheduling.k8s.io patch,update"
+    assert result["dedicated_roles"] == [{"name": "my-scheduler-scheduler", "scheduler": "my-scheduler", "lacks": lacks}]
+    assert result["errors"] == [
+        f"the dedicated ClusterRole my-scheduler-scheduler of my-scheduler lacks what system:kube-scheduler grants since (a gate "
+        f"turned on, an upgrade): {lacks}; run the deploy role for my-scheduler again, which makes it follow the cluster's"
+    ]
+    assert count == 6  # the list of dedicated ClusterRoles, and system:kube-scheduler
+    dedicated["rules"] = follow_cluster_role(gated, "my-scheduler")
+    result, _requests, _count = gather(serve, **second_scheduler)
+    assert result["dedicated_roles"][0]["lacks"] == "" and result["errors"] == []
 
 
 def test_an_unreadable_configmap_leaves_the_annotation(serve, second_scheduler):
