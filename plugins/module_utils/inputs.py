@@ -14,10 +14,19 @@ plugin kubesched.scheduler.check_inputs runs them in the roles; the unit tests r
 
 from __future__ import annotations
 
-import json
-import re
-
 from ansible_collections.kubesched.scheduler.plugins.module_utils.durations import parse_duration
+from ansible_collections.kubesched.scheduler.plugins.module_utils.input_values import (
+    FALSE as _FALSE,
+    TRUE as _TRUE,
+    as_dict,
+    as_bool as _bool,
+    as_float as _float,
+    as_int as _int,
+    as_list as _list,
+    matches as _match,
+    shown as _show,
+    unique as _unique,
+)
 from ansible_collections.kubesched.scheduler.plugins.module_utils.versions import kubernetes_minor
 
 # kube_scheduler_name: a DNS label that starts with a letter (it names a Deployment, a Service account, ...).
@@ -101,98 +110,6 @@ SHARING_VARIABLES = (
     "kube_scheduler_render_dir",
     "kube_scheduler_cluster_version",
 )
-
-# What the ``bool`` filter of ansible-core reads as true and false (the roles' templates read the values with it).
-_TRUE = frozenset(("yes", "on", "true", "1"))
-_FALSE = frozenset(("no", "off", "false", "0"))
-
-
-def _bool(value):
-    """As the ``bool`` filter of ansible-core."""
-    if isinstance(value, str):
-        value = value.lower()
-    elif isinstance(value, int):
-        value = str(value).lower()
-    try:
-        if value in _TRUE:
-            return True
-        if value in _FALSE:
-            return False
-        return value == 1
-    except TypeError:
-        return False
-
-
-def as_dict(value):
-    """A dict as the argument spec's ``dict`` type reads one: a dict as it is, a string as JSON (``{...}``) or as
-    ``key=value`` pairs separated by commas or spaces, nothing as {}; None for what is none of these."""
-    if isinstance(value, dict):
-        return value
-    if value is None or value == "":
-        return {}
-    if not isinstance(value, str):
-        return None
-    if value.lstrip().startswith("{"):
-        try:
-            parsed = json.loads(value)
-        except ValueError:
-            return None
-        return parsed if isinstance(parsed, dict) else None
-    pairs = [pair for pair in re.split(r"[,\s]+", value.strip()) if pair]
-    if not all("=" in pair for pair in pairs):
-        return None
-    return dict(pair.split("=", 1) for pair in pairs)
-
-
-def _int(value):
-    """As Jinja's ``int`` filter: "42.23" is 42, what is no number is 0."""
-    try:
-        return int(value, 10) if isinstance(value, str) else int(value)
-    except (TypeError, ValueError):
-        try:
-            return int(float(value))
-        except (TypeError, ValueError, OverflowError):
-            return 0
-
-
-def _float(value):
-    """As Jinja's ``float`` filter: what is no number is 0.0."""
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return 0.0
-
-
-def _show(value):
-    """A value as a message shows it: as given (a string as it is), a whole float without its ".0"
-    (the argument spec makes -e kube_scheduler_client_qps=0 the float 0.0)."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
-
-
-def _match(pattern, value):
-    return re.match(pattern, str(value)) is not None
-
-
-def _list(value):
-    """A list as the argument spec reads one: a string is split at commas."""
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    if isinstance(value, str):
-        return value.split(",") if value else []
-    return [] if value is None else [value]
-
-
-def _unique(items):
-    """As the ``unique`` filter: strings compared without case."""
-    seen = []
-    for item in items:
-        key = item.lower() if isinstance(item, str) else item
-        if key not in seen:
-            seen.append(key)
-    return seen
-
 
 def missing(names, values):
     """The variables the checks ``names`` read that ``values`` lacks."""

@@ -22,13 +22,13 @@ from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.serving i
 )
 from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.waiter import poll_until
 from ansible_collections.kubesched.scheduler.plugins.module_utils.k8s_module import api_error_status, describe_api_error
+from ansible_collections.kubesched.scheduler.plugins.module_utils.pod_groups import group_records, summarize_groups
 from ansible_collections.kubesched.scheduler.plugins.module_utils.placement import (
     DEFAULT_PAGE_SIZE,
     REASON_FAILED,
     apply_events,
     evaluate,
     explain_waiting,
-    group_records,
     has_expectations,
     join_selectors,
     latest_events_by_uid,
@@ -37,7 +37,6 @@ from ansible_collections.kubesched.scheduler.plugins.module_utils.placement impo
     pod_record,
     schedulers_to_look_up,
     summarize,
-    summarize_groups,
     unmet_message,
 )
 

@@ -130,24 +130,6 @@ def test_good_sharing_input_passes(given):
 
 
 @pytest.mark.parametrize(
-    ("given", "expected"),
-    [
-        ({"A": True}, {"A": True}),
-        ("GenericWorkload=true,DRADeviceTaints=false", {"GenericWorkload": "true", "DRADeviceTaints": "false"}),
-        ("A=1 B=2", {"A": "1", "B": "2"}),
-        ('{"A": true}', {"A": True}),
-        ("", {}),
-        (None, {}),
-        ("A", None),
-        ("[1]", None),
-        (3, None),
-    ],
-)
-def test_a_dict_variable_is_read_as_the_argument_spec_reads_it(given, expected):
-    assert inputs.as_dict(given) == expected
-
-
-@pytest.mark.parametrize(
     "given",
     [
         {"kube_scheduler_feature_gates": "GenericWorkload=true", "kube_scheduler_env": "HTTP2_READ_IDLE_TIMEOUT_SECONDS=5"},
