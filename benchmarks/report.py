@@ -8,6 +8,7 @@ usage: report.py [--results DIR] [--out FILE]
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import re
 from pathlib import Path
@@ -449,6 +450,205 @@ def ha_rollout(doc):
     ]
 
 
+def gang(doc):
+    params, runs = doc["parameters"], doc["runs"]
+    under_test, baseline = params["scheduler"], params["baseline"]
+    summary = doc["summary"]["schedulers"]
+    fit, rate = params["groups_fit"], params["rate"]
+    mine = [r for r in runs if r["scheduler"] == under_test]
+    longest = params.get("max_partly_seconds", 5)
+
+    def row(label, field, goal_text, met, unit="s", digits=2):
+        return (
+            f"| {label} | {goal_text}{': ' + goal(met) if met is not None else ''} | "
+            + " | ".join(spread(summary[name][field], unit, digits) for name in (under_test, baseline))
+            + " |"
+        )
+
+    creation_met = all(r["create_rate"] >= 0.9 * rate and not r["creation_errors"] for r in runs)
+    at_capacity = [r["podgroups_at_capacity"] for r in mine]
+    reasons = sorted({reason for item in at_capacity for reason in item["not_scheduled_reasons"]})
+    message = next((item["message"] for item in at_capacity if item["message"]), None)
+    shown = gang_shown(doc)
+    base = summary[baseline]
+    problems = [f"rep {r['repetition']} `{r['scheduler']}`: {p}" for r in runs for p in r["problems"]]
+    repetitions = f"{params['repetitions']} repetition{'s' if params['repetitions'] != 1 else ''}"
+    lines = [
+        "## Gang scheduling: all of a group or none",
+        "",
+        f"`{doc['command']}`",
+        "",
+        f"Machine: {machine_line(doc['machine'])}.",
+        "",
+        f"{params['groups']} groups of {params['group_size']} pods, each pod requesting 1 CPU, each group a PodGroup "
+        f"(`scheduling.k8s.io/v1beta1`, `schedulingPolicy.gang.minCount: {params['group_size']}`) and its pods naming it in "
+        f"`spec.schedulingGroup`; the pods created interleaved across the groups (pod 0 of every group, then pod 1, ...) at "
+        f"{rate:g}/s. Fake Nodes of kwok of {params['node_pods']} one-CPU pods each hold {fit} of the groups; {params['settle']:g} s "
+        "after the last pod was created the capacity for the others arrives: more fake Nodes, created at once from 8 threads in "
+        f"{spread(spread_of([r['capacity_create_seconds'] for r in runs]))}; the capacity's arrival is the start of the first "
+        "one's creation. The same stream goes to "
+        f"`{under_test}` (a second scheduler with the gate GenericWorkload, whose profile then has the plugin GangScheduling) and to "
+        f"`{baseline}` (the cluster's own scheduler, without the gate: it ignores the pod groups), each run in a namespace and on "
+        f"Nodes of its own, the order alternating every repetition; {repetitions}. Counts from a list of "
+        f"the namespace's pods every {params['interval']:g} s; times from those samples and, finer, from a watch of the pods (when "
+        "each binding reached the benchmark's client: later than the bind by the watch's delivery). Partly bound: some but not all "
+        "pods of a group bound. Median (min–max, n).",
+        "",
+        f"| figure | goal for `{under_test}` | `{under_test}` | `{baseline}` |",
+        "| --- | --- | ---: | ---: |",
+        row(
+            "groups fully bound before the capacity came",
+            "full_before_capacity",
+            f"{fit}, every group that fits",
+            all(r["full_before_capacity"] == r["groups_fit"] for r in mine),
+            "",
+            0,
+        ),
+        row("groups partly bound when the capacity came", "partly_at_capacity", "0", all(r["partly_at_capacity"] == 0 for r in mine), "", 0),
+        row("CPU held by their bound pods then", "partly_cpu_at_capacity", "", None, "CPU", 0),
+        row("peak CPU held by the bound pods of partly bound groups, whole run", "partly_cpu_peak", "", None, "CPU", 0),
+        row(
+            f"longest time a group stayed partly bound (samples, every {params['interval']:g} s)",
+            "partly_longest",
+            f"<= {longest:g} s",
+            all(r["partly_longest"] <= longest for r in mine),
+        ),
+        row("the same, seen by the watch", "partly_longest_watch", "", None, "s", 3),
+        row("capacity's arrival → first pod bound after it (watch)", "capacity_to_first_bound_watch", "", None, "s", 3),
+        row("capacity's arrival → last pod of the waiting groups bound (samples)", "capacity_to_last_bound", "", None),
+        row("the same, seen by the watch", "capacity_to_last_bound_watch", "", None, "s", 3),
+        row("groups partly bound at the end", "partly_end", "0", all(r["partly_end"] == 0 for r in mine), "", 0),
+        row("groups fully bound at the end", "full_end", f"{params['groups']}, all", all(r["pods_bound"] == r["pods"] for r in mine), "", 0),
+        row("pods created / s", "create_rate", f">= {0.9 * rate:g}/s (every run of both)", creation_met, "", 1),
+        "",
+        f"- Runs with every goal met: {doc['summary']['passed']} of {doc['summary']['runs']}"
+        + (" (the baseline's runs are judged on the creation rate only)." if not problems else "; problems:"),
+        *[f"  - {p}" for p in problems],
+        f"- `{under_test}`'s PodGroups when the capacity came: {spread(spread_of([item['scheduled'] for item in at_capacity]), '', 0)} "
+        f"with `PodGroupInitiallyScheduled` True, the others {', '.join(f'`{x}`' for x in reasons) or 'none'}"
+        + (f' (for example "{message}").' if message else "."),
+    ]
+    spans = spread_of(
+        [g["full_watch"] - g["first_watch"] for r in mine for g in r["groups"].values() if g["full_watch"] is not None and g["first_watch"] is not None]
+    )
+    if spans["n"]:
+        lines.append(
+            f"- A group's pods are bound by one request each: the watch saw each of `{under_test}`'s groups go from its first pod "
+            f"bound to its last in {s(spans['median'], 's', 3)} (median over its {spans['n']} groups of every run), at most "
+            f"{s(spans['max'], 's', 3)}. Its groups partly bound in the samples, and the CPU they held, are such groups caught on the "
+            f"way: none stayed partly bound longer than {s(summary[under_test]['partly_longest']['max'])} in the samples."
+        )
+    lines.append(
+        f"- `{baseline}` binds each pod that fits as it comes: when the capacity came, {s(base['partly_at_capacity']['median'], '', 0)} "
+        f"groups (median) were partly bound, their pods holding {s(base['partly_cpu_at_capacity']['median'], 'CPU', 0)}, and "
+        f"{s(base['full_before_capacity']['median'], '', 0)} fully bound."
+    )
+    if shown:
+        lines += [
+            "",
+            f"![Bound pods and partly bound groups over time, repetition {shown['repetition']}](img/gang.svg)",
+            "",
+            f"Repetition {shown['repetition']} (the one whose `{under_test}` time from the capacity's arrival to the last bind is "
+            "the median): the pods bound (top) and the groups partly bound (bottom) in each sample, over the seconds since the "
+            "run's first pod was created; dashed, the capacity's arrival in each run. Drawn by `benchmarks/report.py` from the "
+            "samples in `benchmarks/results/gang.json`.",
+        ]
+    return lines
+
+
+def gang_shown(doc):
+    """The repetition the picture shows: the one whose scheduler-under-test run has the median time from the capacity's
+    arrival to the last bind (the lower middle one of an even count), with both schedulers' runs of it."""
+    params = doc["parameters"]
+    mine = sorted(
+        (r for r in doc["runs"] if r["scheduler"] == params["scheduler"] and r["samples"]),
+        key=lambda r: (r["capacity_to_last_bound"] is None, r["capacity_to_last_bound"] or 0, r["repetition"]),
+    )
+    if not mine:
+        return None
+    rep = mine[(len(mine) - 1) // 2]["repetition"]
+    pair = {r["scheduler"]: r for r in doc["runs"] if r["repetition"] == rep and r["samples"]}
+    if params["baseline"] not in pair:
+        return None
+    return {"repetition": rep, "runs": [pair[params["scheduler"]], pair[params["baseline"]]]}
+
+
+def nice_ticks(top, count=5):
+    """Tick values from 0 to at least ``top``: steps of 1, 2 or 5 times a power of ten, about ``count`` of them."""
+    top = max(top, 1)
+    magnitude = 10 ** (len(str(int(top / count))) - 1) if top / count >= 1 else 1
+    step = next(m * magnitude for m in (1, 2, 5, 10) if top / (m * magnitude) <= count)
+    last = -(-top // step) * step
+    return [i * step for i in range(int(last / step) + 1)]
+
+
+def gang_svg(doc):
+    """An SVG (text) of the picture of the gang section: for the shown repetition, both schedulers' pods bound and groups
+    partly bound over time, each run's capacity arrival dashed."""
+    shown = gang_shown(doc)
+    if not shown:
+        return None
+    params = doc["parameters"]
+    colors = ("#1f5fa8", "#d9601a")
+    width, left, right, top, panel, gap = 760, 70, 20, 100, 170, 75
+    height = top + 2 * panel + gap + 60
+    plot_w = width - left - right
+    end = max(r["samples"][-1]["t"] for r in shown["runs"])
+    xticks = nice_ticks(end, 8)
+    xmax = xticks[-1]
+    panels = (
+        ("pods bound", "bound", params["groups"] * params["group_size"]),
+        ("groups partly bound", "partly", params["groups"]),
+    )
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        f'<text x="{left}" y="22" font-size="15" font-weight="bold">Gang scheduling side by side, repetition {shown["repetition"]}</text>',
+        f'<text x="{left}" y="42">{params["groups"]} groups of {params["group_size"]} one-CPU pods created at {params["rate"]:g}/s; '
+        f"room for {params['groups_fit']} groups until the capacity for the others arrives</text>",
+    ]
+    # The legend: one line per scheduler, and the capacity's mark.
+    x = left
+    for run, color in zip(shown["runs"], colors, strict=True):
+        out.append(f'<line x1="{x}" y1="62" x2="{x + 24}" y2="62" stroke="{color}" stroke-width="2.5"/>')
+        out.append(f'<text x="{x + 30}" y="66">{html.escape(run["scheduler"])}</text>')
+        x += 40 + 8 * len(run["scheduler"])
+    out.append(f'<line x1="{x}" y1="62" x2="{x + 24}" y2="62" stroke="#555" stroke-width="1.5" stroke-dasharray="5,4"/>')
+    out.append(f'<text x="{x + 30}" y="66">the capacity arrives (each run, in its colour)</text>')
+    for index, (label, field, ymax_hint) in enumerate(panels):
+        y0 = top + index * (panel + gap)
+        highest = max(sample[field] for run in shown["runs"] for sample in run["samples"])
+        yticks = nice_ticks(max(ymax_hint, highest * 1.05), 4)
+        ymax = yticks[-1]
+
+        def px(t):
+            return left + plot_w * t / xmax
+
+        def py(v, y0=y0, ymax=ymax):
+            return y0 + panel - panel * v / ymax
+
+        out.append(f'<text x="{left}" y="{y0 - 8}" font-weight="bold">{label}</text>')
+        for value in yticks:
+            out.append(f'<line x1="{left}" y1="{py(value):.1f}" x2="{left + plot_w}" y2="{py(value):.1f}" stroke="#e4e4e4"/>')
+            out.append(f'<text x="{left - 6}" y="{py(value) + 4:.1f}" text-anchor="end">{value:g}</text>')
+        for value in xticks:
+            out.append(f'<line x1="{px(value):.1f}" y1="{y0 + panel}" x2="{px(value):.1f}" y2="{y0 + panel + 4}" stroke="#333"/>')
+            out.append(f'<text x="{px(value):.1f}" y="{y0 + panel + 17}" text-anchor="middle">{value:g}</text>')
+        out.append(f'<rect x="{left}" y="{y0}" width="{plot_w}" height="{panel}" fill="none" stroke="#333"/>')
+        out.append(f'<text transform="translate({left - 42},{y0 + panel / 2}) rotate(-90)" text-anchor="middle">{label}</text>')
+        for run, color in zip(shown["runs"], colors, strict=True):
+            cx = px(run["capacity_at"])
+            out.append(f'<line x1="{cx:.1f}" y1="{y0}" x2="{cx:.1f}" y2="{y0 + panel}" stroke="{color}" stroke-width="1.5" stroke-dasharray="5,4"/>')
+            points = " ".join(f"{px(sample['t']):.1f},{py(sample[field]):.1f}" for sample in run["samples"])
+            out.append(f'<polyline points="{points}" fill="none" stroke="{color}" stroke-width="2" stroke-linejoin="round"/>')
+    out.append(
+        f'<text x="{left + plot_w / 2}" y="{height - 12}" text-anchor="middle">seconds since the run\'s first pod was created '
+        f"({params['rate']:g} pods/s; samples every {params['interval']:g} s)</text>"
+    )
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
 SECTIONS = (
     ("throughput", throughput),
     ("backlog", backlog),
@@ -456,7 +656,11 @@ SECTIONS = (
     ("converge", converge),
     ("build_image", build_image),
     ("ha_rollout", ha_rollout),
+    ("gang", gang),
 )
+
+# Pictures drawn from a section's result, written next to the page (img/NAME.svg, linked from the section).
+PICTURES = {"gang": gang_svg}
 
 
 def main():
@@ -480,7 +684,13 @@ def main():
         if not path.exists():
             missing.append(name)
             continue
-        lines += render(json.loads(path.read_text())) + [""]
+        doc = json.loads(path.read_text())
+        lines += render(doc) + [""]
+        if name in PICTURES and (svg := PICTURES[name](doc)):
+            picture = Path(args.out).parent / "img" / f"{name}.svg"
+            picture.parent.mkdir(parents=True, exist_ok=True)
+            picture.write_text(svg)
+            print(f"report: wrote {picture}")
     if missing:
         lines += ["## Not run", "", f"No result file for: {', '.join(missing)}.", ""]
     Path(args.out).write_text("\n".join(lines).rstrip() + "\n")
