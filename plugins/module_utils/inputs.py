@@ -111,6 +111,7 @@ SHARING_VARIABLES = (
     "kube_scheduler_cluster_version",
 )
 
+
 def missing(names, values):
     """The variables the checks ``names`` read that ``values`` lacks."""
     wanted = []
