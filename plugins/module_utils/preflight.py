@@ -11,6 +11,7 @@ import re
 from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.predicates import KUBE_SCHEDULER, held_by, lease_holder
 from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.serving import COMPONENT_LABEL, SYSTEM_NAMESPACE, is_static_scheduler
 from ansible_collections.kubesched.scheduler.plugins.module_utils.errors import EngineError
+from ansible_collections.kubesched.scheduler.plugins.module_utils.inputs import GANG_GATE
 from ansible_collections.kubesched.scheduler.plugins.module_utils.kube import Kube, KubeError, api_reason
 from ansible_collections.kubesched.scheduler.plugins.module_utils.lock import NAME_LABEL
 
@@ -114,7 +115,6 @@ def routing_refused(server_version, api_version=""):
 
 GANG_API_VERSION = "scheduling.k8s.io/v1beta1"
 GANG_RESOURCE = "podgroups"
-GANG_GATE = "GenericWorkload"
 GANG_HOW = (
     f"Start the API servers with --runtime-config={GANG_API_VERSION}=true and --feature-gates={GANG_GATE}=true (the controller "
     "managers with the gate too; with kubeadm, extraArgs of apiServer and controllerManager in its ClusterConfiguration), or "
