@@ -52,10 +52,11 @@ def node_state(node: str, pod: Optional[Dict[str, Any]], holder: str) -> Dict[st
         }
     annotations = (pod.get("metadata") or {}).get("annotations") or {}
     container = predicates.scheduler_container(pod.get("spec")) or {}
-    problems = predicates.cannot_start([pod], restarts_before=predicates.restarts([pod]))
-    ready = predicates.pod_ready(pod)
+    own = predicates.own_statuses(pod)
+    problems = predicates.cannot_start([own], restarts_before=predicates.restarts([own]))
+    ready = predicates.pod_ready(pod) and own is pod
     if not ready and not problems:
-        problems.append("not Ready")
+        problems.append("not Ready" if own is pod else "not Ready (the status of another spec)")
     return {
         "node": node,
         "pod": pod_name(node),
@@ -64,7 +65,7 @@ def node_state(node: str, pod: Optional[Dict[str, Any]], holder: str) -> Dict[st
         "config_sha256": annotations.get(HASH_ANNOTATION, ""),
         "image": container.get("image", ""),
         "ready": ready,
-        "restarts": predicates.restarts([pod]),
+        "restarts": predicates.restarts([own]),
         "problems": problems,
         "leads": leads,
     }
@@ -132,7 +133,7 @@ def failed(state: Dict[str, Any], expect: Dict[str, Any]) -> List[str]:
     or it restarted more than ``expect["restarts_allowed"]`` times (0: a new spec's container starts with none)."""
     if spec_unmet(state, expect):
         return []
-    reasons = [problem for problem in state["problems"] if problem != "not Ready"]
+    reasons = [problem for problem in state["problems"] if not problem.startswith("not Ready")]
     if state["restarts"] > int(expect.get("restarts_allowed") or 0):
         reasons.append(f"restarted {state['restarts']} time(s)")
     return reasons

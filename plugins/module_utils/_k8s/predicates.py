@@ -114,6 +114,42 @@ def cannot_start(pods: Sequence[Obj], restarts_before: int = 0) -> List[str]:
     return list(dict.fromkeys(found))
 
 
+def same_image(one: Optional[str], other: Optional[str]) -> bool:
+    """Whether two image references may name the same image: their repositories equal once ``docker.io/`` and
+    ``library/`` are left out, and their tags (or digests) equal when both give one. An image ID (``sha256:…``) or an
+    empty reference may be any image."""
+    if not one or not other or one.startswith("sha256:") or other.startswith("sha256:"):
+        return True
+
+    def key(image: str) -> Tuple[str, Optional[str], Optional[str]]:
+        repository, tag, digest = split_image(image)
+        repository = repository or ""
+        for prefix in ("docker.io/", "index.docker.io/", "library/"):
+            repository = repository[len(prefix) :] if repository.startswith(prefix) else repository
+        return repository, tag, digest
+
+    (repo_a, tag_a, digest_a), (repo_b, tag_b, digest_b) = key(one), key(other)
+    if repo_a != repo_b:
+        return False
+    if digest_a and digest_b:
+        return digest_a == digest_b
+    if tag_a and tag_b and not (digest_a or digest_b):
+        return tag_a == tag_b
+    return True
+
+
+def own_statuses(pod: Obj) -> Obj:
+    """The pod with only the container statuses of its own spec: a status whose container the spec does not have, or
+    whose image is not the spec's, was left by another spec of the same pod (a static pod's mirror pod briefly shows
+    the statuses of the manifest it replaced)."""
+    images = {container.get("name"): container.get("image") for container in (pod.get("spec") or {}).get("containers") or []}
+    statuses = (pod.get("status") or {}).get("containerStatuses") or []
+    own = [status for status in statuses if status.get("name") in images and same_image(images[status.get("name")], status.get("image"))]
+    if len(own) == len(statuses):
+        return pod
+    return dict(pod, status=dict(pod.get("status") or {}, containerStatuses=own))
+
+
 def rolled_out(deployment: Obj) -> bool:
     """kubectl rollout status's test: the controller saw the spec, and every replica is updated and available."""
     spec, status = deployment.get("spec") or {}, deployment.get("status") or {}

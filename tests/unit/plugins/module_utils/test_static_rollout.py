@@ -36,6 +36,8 @@ def pod(node, **changes):
         status["state"] = {"waiting": {"reason": changes["waiting"]}}
         status["ready"] = False
         found["status"]["conditions"] = [c for c in found["status"]["conditions"] if c["type"] != "Ready"] + [{"type": "Ready", "status": "False"}]
+    if "status_image" in changes:
+        status["image"] = changes["status_image"]
     if "hash" in changes:
         found["metadata"]["annotations"]["kubernetes.io/config.hash"] = changes["hash"]
     if "sha" in changes:
@@ -96,6 +98,18 @@ def test_what_a_wait_accepts_and_what_ends_it_at_once():
     assert rollout.failed(crashing, {"not_hash": HASH}) == []
     # a pod put back on its spec keeps its count: one more restart is allowed
     assert rollout.failed(rollout.node_state(CP[0], pod(CP[0], restarts=1), HOLDER), {"hash": HASH, "restarts_allowed": 1}) == []
+
+
+def test_the_status_left_by_the_manifest_replaced_is_not_the_pods_own():
+    # A rollback put the spec of before back (same hash): for a moment its mirror pod still shows the container status
+    # of the broken image it replaced. That is not the restored pod failing: the wait goes on.
+    stale = pod(CP[0], waiting="CrashLoopBackOff", restarts=4, status_image="localhost:5001/my-scheduler:broken")
+    state = rollout.node_state(CP[0], stale, HOLDER)
+    assert state["problems"] == ["not Ready (the status of another spec)"] and state["restarts"] == 0 and not state["ready"]
+    assert rollout.failed(state, {"hash": HASH, "restarts_allowed": 2}) == []
+    # the same reason under the spec's own image is the pod's own failure
+    own = rollout.node_state(CP[0], pod(CP[0], waiting="CrashLoopBackOff", restarts=4, status_image="registry.k8s.io/kube-scheduler:v1.37.2"), HOLDER)
+    assert rollout.failed(own, {"hash": HASH, "restarts_allowed": 2}) == ["CrashLoopBackOff", "restarted 4 time(s)"]
 
 
 class ScriptedKube:
@@ -163,6 +177,13 @@ def test_wait_node_fails_at_once_on_a_crash(clock):
     waited = rollout.wait_node(kube, CP[0], {"not_hash": "old"}, timeout=60)
     assert not waited["ok"] and waited["seconds"] < 5
     assert waited["reason"] == "its container CrashLoopBackOff; restarted 1 time(s)"
+
+
+def test_wait_node_waits_past_the_status_of_the_replaced_manifest(clock):
+    stale = pod(CP[0], waiting="CrashLoopBackOff", restarts=4, status_image="localhost:5001/my-scheduler:broken")
+    kube = ScriptedKube({rollout.pod_name(CP[0]): [stale, stale, pod(CP[0], restarts=2)]})
+    waited = rollout.wait_node(kube, CP[0], {"hash": HASH, "restarts_allowed": 2}, timeout=60)
+    assert waited["ok"], waited["reason"]
 
 
 def test_wait_node_times_out_naming_what_is_missing(clock):

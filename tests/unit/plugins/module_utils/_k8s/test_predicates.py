@@ -67,3 +67,32 @@ def test_split_image_keeps_a_registry_port_out_of_the_tag():
 def test_flags_are_parsed_in_every_form():
     argv = ["kube-scheduler", "--config=/etc/s.yaml", "--v", "4", "--leader-elect", "-v=5", "--feature-gates=A=true,B=false", "--profiling"]
     assert predicates.parse_flags(argv) == {"config": "/etc/s.yaml", "v": "5", "leader-elect": "true", "feature-gates": "A=true,B=false", "profiling": "true"}
+
+
+@pytest.mark.parametrize(
+    "one, other, same",
+    [
+        ("busybox:1.36", "docker.io/library/busybox:1.36", True),
+        ("localhost:5001/my-scheduler:v1", "localhost:5001/my-scheduler:v1", True),
+        ("localhost:5001/my-scheduler:broken", "registry.k8s.io/kube-scheduler:v1.37.2", False),
+        ("localhost:5001/my-scheduler:broken", "localhost:5001/my-scheduler:v1", False),
+        ("localhost:5001/my-scheduler@sha256:" + "a" * 64, "localhost:5001/my-scheduler:v1", True),
+        ("localhost:5001/my-scheduler@sha256:" + "a" * 64, "localhost:5001/my-scheduler@sha256:" + "b" * 64, False),
+        ("registry.k8s.io/kube-scheduler:v1.37.2", "sha256:" + "c" * 64, True),
+        ("registry.k8s.io/kube-scheduler:v1.37.2", "", True),
+    ],
+)
+def test_same_image(one, other, same):
+    assert predicates.same_image(one, other) is same
+    assert predicates.same_image(other, one) is same
+
+
+def test_own_statuses_leaves_out_another_specs_status():
+    pod = {
+        "spec": {"containers": [{"name": "kube-scheduler", "image": "registry.k8s.io/kube-scheduler:v1.37.2"}]},
+        "status": {"containerStatuses": [{"name": "kube-scheduler", "image": "localhost:5001/s:broken", "restartCount": 3}]},
+    }
+    assert predicates.own_statuses(pod)["status"]["containerStatuses"] == []
+    assert pod["status"]["containerStatuses"]  # the pod read is left as it was
+    pod["status"]["containerStatuses"][0]["image"] = "registry.k8s.io/kube-scheduler:v1.37.2"
+    assert predicates.own_statuses(pod) is pod
