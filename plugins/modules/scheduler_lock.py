@@ -36,7 +36,7 @@ options:
     choices: [patch, dedicated]
     default: patch
   clusterrole:
-    description: The ClusterRole patch mode adds the lock name to.
+    description: The ClusterRole whose lease rules get O(lock_name) in V(patch) mode, and lose it in V(dedicated) mode.
     type: str
     default: system:kube-scheduler
   binding:
