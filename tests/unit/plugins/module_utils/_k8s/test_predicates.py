@@ -70,7 +70,7 @@ def test_flags_are_parsed_in_every_form():
 
 
 @pytest.mark.parametrize(
-    "one, other, same",
+    "spec_image, status_image, same",
     [
         ("busybox:1.36", "docker.io/library/busybox:1.36", True),
         ("localhost:5001/my-scheduler:v1", "localhost:5001/my-scheduler:v1", True),
@@ -82,9 +82,9 @@ def test_flags_are_parsed_in_every_form():
         ("registry.k8s.io/kube-scheduler:v1.37.2", "", True),
     ],
 )
-def test_same_image(one, other, same):
-    assert predicates.same_image(one, other) is same
-    assert predicates.same_image(other, one) is same
+def test_same_image(spec_image, status_image, same):
+    assert predicates.same_image(spec_image, status_image) is same
+    assert predicates.same_image(status_image, spec_image) is same
 
 
 def test_own_statuses_leaves_out_another_specs_status():
