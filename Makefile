@@ -105,7 +105,9 @@ sanity_in = hack/ansible-test-pip.sh $(1)/bin/python && cd $(INSTALLED) && git i
 	    --python $$($(abspath $(1))/bin/python -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 units_in = cd $(INSTALLED) && PYTHONPATH=$(COLLECTIONS) $(abspath $(1))/bin/python -m pytest -q -p no:cacheprovider tests/unit
 
+# ansible-test skips its shellcheck test, with a mere warning, where shellcheck is missing: installed first.
 sanity: install ## ansible-test sanity on the installed collection (ansible-test lists files with git)
+	hack/need-pkg.sh shellcheck shellcheck
 	$(call sanity_in,$(VENV))
 
 units: install ## unit tests (pytest) on the installed collection, and of the scripts and programs in hack/ (molecule/leader_election runs the out-of-tree example's)
@@ -126,6 +128,7 @@ units-core-lines: install $(addsuffix /.done,$(CORE_VENVS)) ## unit tests on eve
 	for v in $(CORE_VENVS); do echo "== units on ansible-core $$($$v/bin/python -c "import ansible.release as r; print(r.__version__)")"; ( $(call units_in,$$v) ) || exit 1; done
 
 sanity-core-lines: install $(addsuffix /.done,$(CORE_VENVS)) ## ansible-test sanity on every maintained ansible-core line
+	hack/need-pkg.sh shellcheck shellcheck
 	for v in $(CORE_VENVS); do echo "== sanity on ansible-core $$($$v/bin/python -c "import ansible.release as r; print(r.__version__)")"; ( $(call sanity_in,$$v) ) || exit 1; done
 
 k8s-source: ## the Kubernetes source repository at KUBE_VERSION that the build role clones (hack/k8s-source.sh)
