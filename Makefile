@@ -27,7 +27,7 @@ OLDEST_KUBE_VERSION := $(firstword $(MATRIX_KUBE_VERSIONS))
 # More targets, one file per subject (packaging and docs, benchmarks, ...).
 -include mk/*.mk
 
-.PHONY: help deps build install cluster cluster-down cluster-ha cluster-ha-down cluster-smoke lint sanity units molecule check test oldest-images compact compact-oldest test-matrix multi-cluster k8s-source demo clean
+.PHONY: help deps build install cluster cluster-down cluster-ha cluster-ha-down cluster-smoke lint sanity units molecule check test oldest-images oldest-pause compact compact-oldest test-matrix multi-cluster k8s-source demo clean
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -135,14 +135,17 @@ k8s-source: ## the Kubernetes source repository at KUBE_VERSION that the build r
 	hack/k8s-source.sh $(KUBE_VERSION)
 
 # While the scenarios of kubesched run, kubesched-ha (when it exists) is paused, its idle control plane leaving them the
-# CPU; main_scheduler_ha's create thaws it (cluster.sh ready), and a failed run thaws it before it ends.
+# CPU; main_scheduler_ha's create wakes it (cluster.sh ready), and kubesched is paused while it runs (the next
+# scenario's create wakes it). Both are thawed at the end, a failed run's too.
+THAW_BOTH := $(HA) $(KIND)/cluster.sh thaw; KUBE_VERSION=$(KUBE_VERSION) $(KIND)/cluster.sh thaw
 molecule: install cluster k8s-source ## every molecule scenario on the kind cluster (stale state of an interrupted run is reset first)
 	for s in $(MOLECULE_SCENARIOS); do t=$$(date +%s); \
-	  [ $$s = main_scheduler_ha ] || $(HA) $(KIND)/cluster.sh pause; \
+	  if [ $$s = main_scheduler_ha ]; then KUBE_VERSION=$(KUBE_VERSION) $(KIND)/cluster.sh pause; \
+	  else $(HA) $(KIND)/cluster.sh pause; fi; \
 	  $(VENV)/bin/molecule reset -s $$s >/dev/null 2>&1; \
-	  $(VENV)/bin/molecule test -s $$s || { $(HA) $(KIND)/cluster.sh thaw; exit 1; }; \
+	  $(VENV)/bin/molecule test -s $$s || { $(THAW_BOTH); exit 1; }; \
 	  echo "molecule: scenario $$s passed in $$(( $$(date +%s) - t ))s"; \
-	done; $(HA) $(KIND)/cluster.sh thaw
+	done; $(THAW_BOTH)
 
 # Two tiers: `make check` needs neither Docker nor a cluster; `make test` runs both and prints each stage's time
 # (hack/stages.sh): the .venv and the installed collection first, then the check tier's stages in the background at
@@ -151,7 +154,12 @@ CHECK_STAGES := lint sanity units docs publish-check
 check: deps $(CHECK_STAGES) ## the tier without Docker or a cluster: lint, sanity, units, the docs site, the Galaxy import check
 
 test: ## everything: `make check`, the compact scenario and the benchmarks at a small size on the oldest minor, the token-auth registry check (in the background); the cluster, its smoke test, every molecule scenario
-	@hack/stages.sh install bg:$(subst $(space),$(comma),$(CHECK_STAGES) oldest-images compact-oldest registry-token bench-smoke-oldest) cluster cluster-smoke k8s-source molecule
+	@hack/stages.sh install bg:$(subst $(space),$(comma),$(CHECK_STAGES) oldest-images compact-oldest registry-token bench-smoke-oldest oldest-pause) cluster cluster-smoke k8s-source molecule
+
+# The oldest minor's cluster frozen once make test's background is done with it, leaving the CPU to the scenarios
+# (cluster.sh up, as make compact runs it, wakes it).
+oldest-pause:
+	KUBE_VERSION=$(OLDEST_KUBE_VERSION) $(KIND)/cluster.sh pause
 
 # What `make compact` on the oldest maintained minor needs before its cluster exists (the Kubernetes binaries, the node
 # image, the Kubernetes source repository), built without creating the cluster: last in make test's background chain,
