@@ -5,12 +5,8 @@
 # container, the runc wrapper that drops CAP_SYS_RESOURCE (see README.md, "Why a runc wrapper").
 . "$(dirname "$0")/lib.sh"
 
-apt_updated=
 need_pkg() {  # need_pkg COMMAND PACKAGE
-  command -v "$1" >/dev/null 2>&1 && return 0
-  if [ -z "$apt_updated" ]; then apt-get update -qq; apt_updated=1; fi
-  log "installing Debian package $2"
-  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "$2" >/dev/null
+  "$KIND_DIR/../need-pkg.sh" "$1" "$2"
 }
 
 need_pkg dockerd docker.io
@@ -20,7 +16,7 @@ need_pkg jq jq
 need_pkg git git
 need_pkg make make
 need_pkg ssh openssh-client  # the HA scenario reaches its control-plane nodes over SSH (molecule/main_scheduler_ha)
-need_pkg shellcheck shellcheck  # ansible-test sanity's shellcheck test (make sanity installs it too, hack/need-pkg.sh)
+need_pkg shellcheck shellcheck  # ansible-test sanity's shellcheck test (make sanity installs it too)
 need_pkg podman podman  # the podman path of the image role, in molecule/reliability (part least_privilege)
 # promtool for the alert rules' unit tests, and the Prometheus server images.sh packages for molecule/leader_election.
 # Debian starts the server where systemd runs; this host needs only the binaries.
