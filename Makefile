@@ -120,7 +120,7 @@ CORE_PINS := 2.19.14 2.20.10 2.21.5
 CORE_VENVS := $(foreach v,$(CORE_PINS),.venv-core-$(basename $(v)))
 .venv-core-%/.done: requirements.txt constraints.txt hack/find-python.sh
 	$(call new_venv,$(@D))
-	$(call uv_install,$(@D)) "ansible-core==$(filter $*.%,$(CORE_PINS))" -r requirements.txt pytest pyyaml kubernetes-validate \
+	$(call uv_install,$(@D)) "ansible-core==$(filter $*.%,$(CORE_PINS))" -r requirements.txt pytest pyyaml kubernetes-validate yamllint \
 	  -c <(grep -vE "^ansible(-core)?==" constraints.txt)
 	touch $@
 

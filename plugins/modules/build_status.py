@@ -62,7 +62,6 @@ options:
     type: bool
     default: true
 extends_documentation_fragment:
-  - kubesched.scheduler._attributes
   - kubesched.scheduler._attributes.info_module
 notes:
   - RV(inputs) is the key the role records after a build, so that a build is skipped only when the same commit, command,

@@ -48,7 +48,6 @@ options:
     type: dict
     required: true
 extends_documentation_fragment:
-  - kubesched.scheduler._attributes
   - kubesched.scheduler._attributes.info_module
 notes:
   - The checks are C(check_common) and C(check_deploy) of the collection's C(plugins/module_utils/inputs.py).

@@ -67,7 +67,6 @@ options:
     type: bool
     default: true
 extends_documentation_fragment:
-  - kubesched.scheduler._attributes
   - kubesched.scheduler._attributes.info_module
 notes:
   - The module fails with a message that names the cause, the registry and the image; RV(error) tells the

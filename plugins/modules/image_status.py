@@ -84,7 +84,6 @@ options:
     type: bool
     default: true
 extends_documentation_fragment:
-  - kubesched.scheduler._attributes
   - kubesched.scheduler._attributes.info_module
 seealso:
   - module: kubesched.scheduler.build_status

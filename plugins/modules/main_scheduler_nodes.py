@@ -58,8 +58,7 @@ options:
     default: 180
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
-  - kubesched.scheduler._k8s
-  - kubesched.scheduler._attributes.info_module
+  - kubesched.scheduler._k8s.info_module
 seealso:
   - module: kubesched.scheduler.main_scheduler_canary
   - module: kubesched.scheduler.scheduler_info

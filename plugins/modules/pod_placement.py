@@ -109,9 +109,8 @@ options:
     default: 2
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
-  - kubesched.scheduler._k8s
+  - kubesched.scheduler._k8s.info_module
   - kubesched.scheduler._k8s.list_pages
-  - kubesched.scheduler._attributes.info_module
 notes:
   - The scheduler that placed a pod is taken from its C(Scheduled) event (C(reportingComponent) or
     C(source.component) of a core/v1 event, C(reportingController) of an events.k8s.io/v1 event).

@@ -45,9 +45,8 @@ options:
     type: str
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
-  - kubesched.scheduler._k8s
+  - kubesched.scheduler._k8s.info_module
   - kubesched.scheduler._k8s.list_pages
-  - kubesched.scheduler._attributes.info_module
 notes:
   - The version of a scheduler is the tag of its image; when the image is given by digest only, the tag of
     the image the container runtime reports (C(status.containerStatuses[].image), then C(imageID)).

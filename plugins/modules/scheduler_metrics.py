@@ -59,8 +59,7 @@ options:
     default: 10
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
-  - kubesched.scheduler._k8s
-  - kubesched.scheduler._attributes.info_module
+  - kubesched.scheduler._k8s.info_module
 notes:
   - Fails when no pod of the scheduler runs, or when none of them could be read (naming the missing rights on a 403); a
     pod that could not be read while others could is reported with RV(pods[].error).

@@ -155,8 +155,7 @@ options:
     default: false
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
-  - kubesched.scheduler._k8s
-  - kubesched.scheduler._attributes.info_module
+  - kubesched.scheduler._k8s.info_module
 seealso:
   - module: kubesched.scheduler.scheduler
 """
