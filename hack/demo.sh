@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# make demo: on the kind cluster, the seed's steps: clone Kubernetes at kube_scheduler_version (the
-# local source repository hack/k8s-source.sh makes from the Go module proxy, since kubernetes.git is
-# out of reach here), `make WHAT=cmd/kube-scheduler`, push the image to localhost:5001, deploy it as
+# make demo: on the kind cluster, the steps of the Kubernetes task "Configure Multiple Schedulers": clone Kubernetes
+# at kube_scheduler_version (the local source repository hack/k8s-source.sh makes from the Go module proxy, since
+# kubernetes.git is out of reach here), `make WHAT=cmd/kube-scheduler`, push the image to localhost:5001, deploy it as
 # my-scheduler, then run the Kubernetes task's pod1/pod2/pod3 check and print the placement table.
 # KUBE_VERSION (default: the default version of hack/kind/versions.env) picks the version and its kind cluster:
 #   make demo KUBE_VERSION=v1.36.3   (the cluster kind-kubesched-1-36, brought up by make's cluster target)

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the Kubernetes binaries a kind node needs, for $KUBE_VERSION: kubeadm, kubelet, kubectl, kube-apiserver,
 # kube-controller-manager, kube-scheduler, kube-proxy. From the very source the build role clones (hack/k8s-source.sh's
-# repository, tag $KUBE_VERSION), with the seed's own command, `make WHAT=...`, in the environment the role builds in
-# (FORCE_HOST_GO, KUBE_BUILD_PLATFORMS, the default GOCACHE). Upstream's build passes -trimpath, so what Go compiles
-# does not depend on the checkout's directory: the seed's `make WHAT=cmd/kube-scheduler` afterwards finds every
+# repository, tag $KUBE_VERSION), with the Kubernetes task's own command, `make WHAT=...`, in the environment the role
+# builds in (FORCE_HOST_GO, KUBE_BUILD_PLATFORMS, the default GOCACHE). Upstream's build passes -trimpath, so what Go compiles
+# does not depend on the checkout's directory: the task's `make WHAT=cmd/kube-scheduler` afterwards finds every
 # package of kube-scheduler in Go's build cache and only links. kubelet is built static like the others
 # (KUBE_STATIC_OVERRIDES), so that the seven build in one `go install` with the packages they share compiled once.
 # Output: $KUBESCHED_CACHE/k8s/$KUBE_VERSION/bin, skipped when the cache key is unchanged.

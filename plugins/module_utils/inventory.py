@@ -415,7 +415,7 @@ def unserved(names):
 
 
 def default_scheduler(schedulers, lease):
-    """The lab's answer: the pod of the default scheduler, its node and image; the leader's pod when several
+    """Which pod runs the cluster's own scheduler, on which node, with which image: the leader's pod when several
     control planes run one, else the first ready one. Without a static pod (a managed control plane), what the
     Lease tells; None when there is neither."""
     static = [entry for entry in schedulers if entry["kind"] == KIND_STATIC and DEFAULT_SCHEDULER in entry["serves"]]

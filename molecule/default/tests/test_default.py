@@ -36,7 +36,7 @@ def test_binary_is_built_and_executable(host, binary):
 
 def test_the_build_compiled_into_the_hosts_go_cache(host, inventory):
     """No GOCACHE is set in the scenario: the build role gives the build the build host's own Go build cache, the one
-    the node binaries were compiled into (so the seed's build only links), not a cache of the checkout's own."""
+    the node binaries were compiled into (so the task's `make WHAT=cmd/kube-scheduler` only links), not a cache of the checkout's own."""
     log = host.file(f"{inventory['kube_scheduler_work_dir']}/logs/build-{inventory['kube_scheduler_name']}.log").content_string
     assert "GOCACHE" not in inventory["kube_scheduler_build_env"]
     assert log.splitlines()[0] == f"+ make WHAT=cmd/kube-scheduler (GOCACHE={host.check_output('go env GOCACHE').strip()})"
