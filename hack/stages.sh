@@ -61,9 +61,14 @@ failure_lines() {  # failure_lines LOG
   echo "---- where it failed ($1: its error lines) ----"
   grep -n -B3 -A2 -E 'fatal: \[|FAILED! =>|failed=[1-9]|^ERROR|CRITICAL|Error( [0-9]+)?:|^make(\[[0-9]+\])?: \*\*\*' "$1" \
     | grep -v 'FAILED - RETRYING' | tail -n 60 | cut -c1-1500
-  # The scenarios' expected failures are printed as text inside messages too; a task's own failure starts its line.
+  # The scenarios' expected failures are printed as text inside messages too; a task's own failure starts its line,
+  # and one that was ignored is followed by "...ignoring" (left out).
   echo "---- the last tasks that failed ($1) ----"
-  awk '/^TASK \[/ {task = $0} /^(fatal: \[|\[ERROR\]: Task failed)/ {print task; print substr($0, 1, 1500)}' "$1" | tail -n 4
+  awk 'function flush() { if (held != "") print held; held = "" }
+       /^\.\.\.ignoring/ {held = ""; next}
+       /^TASK \[/ {flush(); task = $0}
+       /^(fatal: \[|\[ERROR\]: Task failed)/ {flush(); held = task "\n" substr($0, 1, 1500)}
+       END {flush()}' "$1" | tail -n 4
   echo "---- end of the error lines ----"
 }
 
