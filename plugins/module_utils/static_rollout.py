@@ -90,6 +90,18 @@ def why(host: Dict[str, Any], state: Dict[str, Any]) -> str:
     return ""
 
 
+def action(host: Dict[str, Any], state: Dict[str, Any]) -> str:
+    """What the rollout does on a node: ``change`` (its files written and swapped in, then its pod waited for),
+    ``wait`` (its files match and its pod runs them but is not healthy yet: an earlier run stopped during its wait, a
+    manifest just put back from aside; only waited for, as a swap of the same spec would restart a container that ran
+    moments before and the kubelet would hold it back in CrashLoopBackOff), or ``''`` (nothing)."""
+    if not why(host, state):
+        return ""
+    if host.get("act") or (host.get("config_sha256") is not None and state["config_sha256"] != host["config_sha256"]):
+        return "change"
+    return "wait"
+
+
 def order(hosts: List[Dict[str, Any]], states: Dict[str, Dict[str, Any]]) -> List[str]:
     """The hosts to act on, standby nodes first (in the inventory's order) and the leader's node last."""
     acting = [host for host in hosts if why(host, states[host["node"]])]
@@ -294,6 +306,11 @@ def canary(kube: Kube, nodes: List[str], config_sha256: str, profiles: List[str]
 # --- the modules' runs -----------------------------------------------------------------------
 
 
+def entry(host: Dict[str, Any], state: Dict[str, Any]) -> Dict[str, Any]:
+    """A node as main_scheduler_nodes returns it: its state, its host, why and what the rollout does on it."""
+    return dict(state, host=host["host"], why=why(host, state), action=action(host, state))
+
+
 def run_nodes(connect: Any, params: Dict[str, Any], check_mode: bool = False, diff: bool = False) -> Dict[str, Any]:
     """main_scheduler_nodes: every node's state and the order of a change; with ``wait``, one node waited for."""
     kube = Kube(connect())
@@ -314,7 +331,7 @@ def run_nodes(connect: Any, params: Dict[str, Any], check_mode: bool = False, di
         "changed": False,
         "holder": seen["holder"],
         "leader": next((state["node"] for state in states.values() if state["leads"]), ""),
-        "nodes": [dict(states[host["node"]], host=host["host"], why=why(host, states[host["node"]])) for host in hosts],
+        "nodes": [entry(host, states[host["node"]]) for host in hosts],
         "order": order(hosts, states),
         "split": split(states),
         "report": [describe(states[host["node"]]) for host in hosts],
@@ -329,7 +346,7 @@ def run_nodes(connect: Any, params: Dict[str, Any], check_mode: bool = False, di
         waited = wait_node(kube, node, expect, float(params["timeout"]))
         result["waited"] = waited
         states[node] = waited["state"]
-        result["nodes"] = [dict(states[host["node"]], host=host["host"], why=why(host, states[host["node"]])) for host in hosts]
+        result["nodes"] = [entry(host, states[host["node"]]) for host in hosts]
         result["report"] = [describe(states[host["node"]]) for host in hosts]
         if not waited["ok"]:
             log = pod_log(kube, waited["state"])

@@ -78,12 +78,17 @@ RETURN = r"""
 extends_documentation_fragment:
   - kubesched.scheduler._k8s
 nodes:
-  description: Each node's scheduler, in the order of O(nodes).
+  description:
+    - Each node's scheduler, in the order of O(nodes), with C(why) it is to be changed (empty when it is not) and the
+      C(action) of the rollout on it.
+    - C(action) is C(change) (its files differ, or its pod runs another configuration), C(wait) (its files match and
+      its pod runs them but is not healthy yet, as after an interrupted run; a swap of the same spec would restart a
+      container that just started) or the empty string.
   returned: always
   type: list
   elements: dict
   sample: [{host: cp1, node: cp1, pod: kube-scheduler-cp1, found: true, hash: 1f0c, config_sha256: "", image: registry.k8s.io/kube-scheduler:v1.37.2,
-            ready: true, restarts: 0, problems: [], leads: true}]
+            ready: true, restarts: 0, problems: [], leads: true, why: "its files differ", action: change}]
 order:
   description: The hosts to change, standby nodes first and the leader's node last.
   returned: always

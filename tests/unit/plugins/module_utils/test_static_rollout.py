@@ -87,6 +87,23 @@ def test_a_node_whose_files_match_is_changed_when_its_pod_runs_another_configura
     assert rollout.why(dict(host, config_sha256=None), rollout.node_state(CP[0], pod(CP[0], sha="1" * 64), HOLDER)) == ""
 
 
+def test_a_node_is_changed_when_its_files_or_configuration_differ_and_only_waited_for_when_just_unhealthy():
+    host = {"host": CP[0], "node": CP[0], "act": False, "config_sha256": SHA}
+    healthy = rollout.node_state(CP[0], pod(CP[0]), HOLDER)
+    crashing = rollout.node_state(CP[0], pod(CP[0], waiting="CrashLoopBackOff"), HOLDER)
+    other = rollout.node_state(CP[0], pod(CP[0], sha="0" * 64), HOLDER)
+    assert rollout.action(host, healthy) == ""
+    assert rollout.action(dict(host, act=True), healthy) == "change"
+    assert rollout.action(host, other) == "change"
+    assert rollout.action(dict(host, act=True), crashing) == "change"
+    # files that match, a pod that runs them and has not come up yet: waited for, not swapped again
+    assert rollout.action(host, crashing) == "wait"
+    assert rollout.action(dict(host, config_sha256=None), crashing) == "wait"
+    # files that match, a pod of another configuration that is not healthy either: changed
+    unhealthy_other = rollout.node_state(CP[0], pod(CP[0], sha="0" * 64, waiting="CrashLoopBackOff"), HOLDER)
+    assert rollout.action(host, unhealthy_other) == "change"
+
+
 def test_what_a_wait_accepts_and_what_ends_it_at_once():
     new = rollout.node_state(CP[0], pod(CP[0]), HOLDER)
     assert rollout.spec_unmet(new, {"not_hash": HASH}) == ["still the spec of before"]
