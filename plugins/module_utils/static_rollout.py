@@ -13,7 +13,7 @@ and the canary: the Lease held by a node on the new configuration and one pod pe
 from __future__ import annotations
 
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s import predicates
 from ansible_collections.kubesched.scheduler.plugins.module_utils._k8s.waiter import poll_until
@@ -78,28 +78,24 @@ def describe(state: Dict[str, Any]) -> str:
     return f"{state['node']}: {config}, {state['image'] or 'no image'}, {health}" + (", leader" if state["leads"] else "")
 
 
-def why(host: Dict[str, Any], state: Dict[str, Any]) -> str:
-    """Why a node is to be changed ('' when it is not): its files differ, or its pod runs another configuration, or
-    is not healthy (a run stopped half-way, a node that did not come back)."""
+def decide(host: Dict[str, Any], state: Dict[str, Any]) -> Tuple[str, str]:
+    """What the rollout does on a node, and why: ``change`` when its files differ or its pod runs another
+    configuration (its files written and swapped in, then its pod waited for); ``wait`` when its files match and its
+    pod runs them but is not healthy yet (a run stopped during its wait, a manifest just put back from aside, a node
+    that did not come back): only waited for, as a swap of the same spec would restart a container that ran moments
+    before and the kubelet would hold it back in CrashLoopBackOff; ``''`` with no reason when there is nothing to do."""
     if host.get("act"):
-        return "its files differ"
+        return "change", "its files differ"
     if host.get("config_sha256") is not None and state["config_sha256"] != host["config_sha256"]:
-        return "its files match but its pod runs another configuration"
+        return "change", "its files match but its pod runs another configuration"
     if not state["ready"] or state["problems"]:
-        return "its files match but its pod is not healthy (" + (", ".join(state["problems"]) or "not Ready") + ")"
-    return ""
+        return "wait", "its files match but its pod is not healthy (" + (", ".join(state["problems"]) or "not Ready") + ")"
+    return "", ""
 
 
-def action(host: Dict[str, Any], state: Dict[str, Any]) -> str:
-    """What the rollout does on a node: ``change`` (its files written and swapped in, then its pod waited for),
-    ``wait`` (its files match and its pod runs them but is not healthy yet: an earlier run stopped during its wait, a
-    manifest just put back from aside; only waited for, as a swap of the same spec would restart a container that ran
-    moments before and the kubelet would hold it back in CrashLoopBackOff), or ``''`` (nothing)."""
-    if not why(host, state):
-        return ""
-    if host.get("act") or (host.get("config_sha256") is not None and state["config_sha256"] != host["config_sha256"]):
-        return "change"
-    return "wait"
+def why(host: Dict[str, Any], state: Dict[str, Any]) -> str:
+    """Why a node is to be changed or waited for ('' when it is not)."""
+    return decide(host, state)[1]
 
 
 def order(hosts: List[Dict[str, Any]], states: Dict[str, Dict[str, Any]]) -> List[str]:
@@ -308,7 +304,8 @@ def canary(kube: Kube, nodes: List[str], config_sha256: str, profiles: List[str]
 
 def entry(host: Dict[str, Any], state: Dict[str, Any]) -> Dict[str, Any]:
     """A node as main_scheduler_nodes returns it: its state, its host, why and what the rollout does on it."""
-    return dict(state, host=host["host"], why=why(host, state), action=action(host, state))
+    action, reason = decide(host, state)
+    return dict(state, host=host["host"], why=reason, action=action)
 
 
 def run_nodes(connect: Any, params: Dict[str, Any], check_mode: bool = False, diff: bool = False) -> Dict[str, Any]:

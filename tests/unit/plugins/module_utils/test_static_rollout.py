@@ -92,16 +92,16 @@ def test_a_node_is_changed_when_its_files_or_configuration_differ_and_only_waite
     healthy = rollout.node_state(CP[0], pod(CP[0]), HOLDER)
     crashing = rollout.node_state(CP[0], pod(CP[0], waiting="CrashLoopBackOff"), HOLDER)
     other = rollout.node_state(CP[0], pod(CP[0], sha="0" * 64), HOLDER)
-    assert rollout.action(host, healthy) == ""
-    assert rollout.action(dict(host, act=True), healthy) == "change"
-    assert rollout.action(host, other) == "change"
-    assert rollout.action(dict(host, act=True), crashing) == "change"
+    assert rollout.decide(host, healthy)[0] == ""
+    assert rollout.decide(dict(host, act=True), healthy)[0] == "change"
+    assert rollout.decide(host, other)[0] == "change"
+    assert rollout.decide(dict(host, act=True), crashing)[0] == "change"
     # files that match, a pod that runs them and has not come up yet: waited for, not swapped again
-    assert rollout.action(host, crashing) == "wait"
-    assert rollout.action(dict(host, config_sha256=None), crashing) == "wait"
+    assert rollout.decide(host, crashing)[0] == "wait"
+    assert rollout.decide(dict(host, config_sha256=None), crashing)[0] == "wait"
     # files that match, a pod of another configuration that is not healthy either: changed
     unhealthy_other = rollout.node_state(CP[0], pod(CP[0], sha="0" * 64, waiting="CrashLoopBackOff"), HOLDER)
-    assert rollout.action(host, unhealthy_other) == "change"
+    assert rollout.decide(host, unhealthy_other)[0] == "change"
 
 
 def test_what_a_wait_accepts_and_what_ends_it_at_once():
