@@ -229,11 +229,21 @@ nodes_paused() {  # nodes_paused true|false: the cluster's containers that are p
   done
 }
 pause() {
-  local nodes
+  local nodes try err
   nodes=$(nodes_paused false)
   [ -n "$nodes" ] || return 0
-  # shellcheck disable=SC2086  # one name each
-  docker pause $nodes >/dev/null
+  # The cgroup freezer can fail to freeze a container busy forking ("unable to freeze"): tried again, the containers
+  # already paused left out.
+  for try in 1 2 3 4 5; do
+    # shellcheck disable=SC2086  # one name each
+    err=$(docker pause $nodes 2>&1 >/dev/null) && break
+    nodes=$(nodes_paused false)
+    [ -n "$nodes" ] || break
+    [ "$try" -lt 5 ] || die "docker pause of $CLUSTER_NAME failed 5 times: $err"
+    log "docker pause of $CLUSTER_NAME failed (${err//$'\n'/ }); trying again"
+    sleep 2
+  done
+  nodes=$(nodes_paused true)
   log "cluster $CLUSTER_NAME paused ($(wc -w <<< "$nodes") containers) while it is not in use; cluster.sh ready or thaw takes it back"
 }
 thaw() {
