@@ -198,6 +198,7 @@ data:
     host: "localhost:$REGISTRY_PORT"
 YAML
   [ "$KIND_NODE_SOURCE" = offline ] && coredns_local_only
+  weigh
   wait_ready
   status
 }
@@ -217,6 +218,17 @@ healthy() {
   for _ in $(seq 60); do kubectl_ get --raw /readyz >/dev/null 2>&1 && break; sleep 2; done
   nodes_registered 120 && kubectl_ wait --for=condition=Ready nodes --all --timeout=120s >/dev/null 2>&1 &&
   kubectl_ -n kube-system wait --for=condition=Ready pods --all --timeout=120s >/dev/null 2>&1
+}
+
+# weigh: the cluster's containers get the CPU weight of the command that brings it up: make test's background runs
+# at nice 19, and the containers it starts (dockerd starts them, not it) would otherwise compete at full weight with
+# the cluster the scenarios run on. cpu.shares 1024 halved every 6 steps of niceness: 128 at nice 19.
+weigh() {
+  local nodes
+  nodes=$(kind get nodes --name "$CLUSTER_NAME" 2>/dev/null)
+  [ -n "$nodes" ] || return 0
+  # shellcheck disable=SC2086  # one name each
+  docker update --cpu-shares $((1024 >> ($(nice) / 6))) $nodes >/dev/null
 }
 
 # pause: a cluster not in use is frozen (docker pause of its node containers and its load balancer), so that its
@@ -286,6 +298,7 @@ ready() {
   awake
   if cluster_exists "$CLUSTER_NAME" && [ "$(docker inspect -f '{{.State.Running}}' "$REGISTRY_NAME" 2>/dev/null)" = true ] && config_current && healthy; then
     log "cluster $CLUSTER_NAME is up and healthy"
+    weigh
     return
   fi
   up
