@@ -21,7 +21,15 @@ esac
 DOCKER = """#!/bin/sh
 case "$1" in
   inspect) cat "$STATE/$4" ;;
-  pause) shift; for n in "$@"; do echo true > "$STATE/$n"; echo "$n" >> "$STATE.log"; done ;;
+  pause) shift
+    # $STATE.fails: how many more pauses fail as the cgroup freezer does, after freezing the first container named
+    # ($STATE.stuck: freezing none)
+    [ -e "$STATE.stuck" ] && { echo "Error response from daemon: Cannot pause container $1: unable to freeze" >&2; exit 1; }
+    if [ "$(cat "$STATE.fails" 2>/dev/null || echo 0)" -gt 0 ]; then
+      echo $(( $(cat "$STATE.fails") - 1 )) > "$STATE.fails"; echo true > "$STATE/$1"
+      echo "Error response from daemon: Cannot pause container $2: unable to freeze" >&2; exit 1
+    fi
+    for n in "$@"; do echo true > "$STATE/$n"; echo "$n" >> "$STATE.log"; done ;;
   unpause) shift; for n in "$@"; do echo false > "$STATE/$n"; echo "un $n" >> "$STATE.log"; done ;;
   *) exit 1 ;;
 esac
@@ -71,4 +79,23 @@ def test_pause_freezes_every_container_of_the_cluster_and_thaw_takes_them_back(t
 def test_pause_of_a_cluster_that_does_not_exist_does_nothing(tmp_path):
     done = cluster_sh(tmp_path, "pause", name="kubesched-1-35")
     assert done.returncode == 0, done.stderr
+    assert paused(tmp_path) == []
+
+
+def test_pause_tries_again_when_the_freezer_fails(tmp_path):
+    cluster_sh(tmp_path, "status")  # makes the fakes
+    (tmp_path / "state.fails").write_text("2\n")
+    done = cluster_sh(tmp_path, "pause")
+    assert done.returncode == 0, done.stderr
+    assert paused(tmp_path) == sorted(HA)
+    assert done.stderr.count("unable to freeze); trying again") == 2
+    assert "kubesched-ha paused (4 containers)" in done.stderr
+
+
+def test_pause_fails_after_five_tries(tmp_path):
+    cluster_sh(tmp_path, "status")
+    (tmp_path / "state.stuck").write_text("")
+    done = cluster_sh(tmp_path, "pause")
+    assert done.returncode != 0
+    assert "docker pause of kubesched-ha failed 5 times" in done.stderr
     assert paused(tmp_path) == []
