@@ -141,9 +141,40 @@ images() {
   unlock 8
 }
 
+# kind_network: the Docker network kind puts the nodes on, made before kind would make it, with kind's options and an
+# IPv4 subnet of its own (kind gives one for IPv6 only): Docker gives a container a chosen address (readdress.py) only
+# on such a network. The first free 172.18-31.0.0/16; for IPv6 the subnet kind derives from the network's name.
+kind_network() {
+  docker network inspect "$KIND_NETWORK" >/dev/null 2>&1 && return 0
+  local n used nets v6
+  v6=$(python3 -c 'import hashlib, ipaddress, struct, sys
+h = hashlib.sha1(sys.argv[1].encode() + struct.pack("<i", 0)).digest()
+print(ipaddress.IPv6Network((bytes([0xFC, 0]) + h[2:8] + bytes(8), 64)))' "$KIND_NETWORK")
+  mapfile -t nets < <(docker network ls -q)
+  used=$(docker network inspect -f '{{range .IPAM.Config}} {{.Subnet}} {{end}}' "${nets[@]}")
+  for n in $(seq 18 31); do
+    grep -qF " 172.$n.0.0/16 " <<< "$used" || ip route | grep -q "^172\.$n\." || break
+  done
+  [ "$n" -lt 31 ] || die "no free 172.N.0.0/16 (N 18 to 30) for the Docker network $KIND_NETWORK"
+  log "docker network create $KIND_NETWORK (172.$n.0.0/16)"
+  docker network create -d bridge -o com.docker.network.bridge.enable_ip_masquerade=true \
+    -o com.docker.network.driver.mtu=1500 --subnet "172.$n.0.0/16" --ipv6 --subnet "$v6" \
+    "$KIND_NETWORK" >/dev/null
+}
+
+# revive: after a restart of Docker, the cluster's stopped nodes started and every kind node given back the address it
+# was set up with (readdress.py), before anything reads the cluster's configuration or judges its health.
+revive() {
+  cluster_exists "$CLUSTER_NAME" || return 0
+  KIND_NETWORK=$KIND_NETWORK python3 "$KIND_DIR/readdress.py" --start "$CLUSTER_NAME" ||
+    log "not every node of the Docker network $KIND_NETWORK could be given back its address; the health check decides"
+}
+
 up() {
   "$KIND_DIR/install-host.sh"
   awake
+  revive
+  kind_network
   local node_image
   if [ "$KIND_NODE_SOURCE" = offline ]; then
     node_image=$(images)
@@ -181,7 +212,7 @@ up() {
     docker exec "$CLUSTER_NAME-control-plane" sh -c "echo $(config_id "$cfg") > /kind/kubesched-config"
   fi
   rm -f "$cfg"
-  docker network connect kind "$REGISTRY_NAME" >/dev/null 2>&1 || true
+  docker network connect "$KIND_NETWORK" "$REGISTRY_NAME" >/dev/null 2>&1 || true
   if [ "$KIND_NODE_SOURCE" = stock ]; then
     for node in $(kind get nodes --name "$CLUSTER_NAME"); do
       docker exec "$node" sh -c "mkdir -p /etc/containerd/certs.d/localhost:$REGISTRY_PORT && printf '[host.\"http://$REGISTRY_NAME:5000\"]\n' > /etc/containerd/certs.d/localhost:$REGISTRY_PORT/hosts.toml"
@@ -296,6 +327,7 @@ config_current() {  # the running cluster was made from the kind configuration t
 }
 ready() {
   awake
+  revive
   if cluster_exists "$CLUSTER_NAME" && [ "$(docker inspect -f '{{.State.Running}}' "$REGISTRY_NAME" 2>/dev/null)" = true ] && config_current && healthy; then
     log "cluster $CLUSTER_NAME is up and healthy"
     weigh

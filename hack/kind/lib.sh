@@ -37,6 +37,8 @@ CLUSTER_API_FEATURE_GATES=${CLUSTER_API_FEATURE_GATES:-}
 CLUSTER_RUNTIME_CONFIG=${CLUSTER_RUNTIME_CONFIG:-}
 [[ $CLUSTER_API_FEATURE_GATES =~ ^([A-Za-z0-9]+=(true|false)(,[A-Za-z0-9]+=(true|false))*)?$ ]] || { printf 'ERROR: CLUSTER_API_FEATURE_GATES must be Gate=true|false[,...], not %s\n' "$CLUSTER_API_FEATURE_GATES" >&2; exit 1; }
 [[ $CLUSTER_RUNTIME_CONFIG =~ ^([a-z0-9./]+=(true|false)(,[a-z0-9./]+=(true|false))*)?$ ]] || { printf 'ERROR: CLUSTER_RUNTIME_CONFIG must be group/version=true|false[,...], not %s\n' "$CLUSTER_RUNTIME_CONFIG" >&2; exit 1; }
+# The Docker network of the nodes: kind's, `kind` unless KIND_EXPERIMENTAL_DOCKER_NETWORK names another.
+KIND_NETWORK=${KIND_EXPERIMENTAL_DOCKER_NETWORK:-kind}
 REGISTRY_NAME=${REGISTRY_NAME:-kubesched-registry}
 REGISTRY_PORT=${REGISTRY_PORT:-5001}
 # offline: build every image here; stock: use kindest/node and registry:2 (machines that can pull)
