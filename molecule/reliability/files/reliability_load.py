@@ -295,7 +295,7 @@ class Load:
     def _create(self, name):
         try:
             manifest = pod_manifest(name, self.scheduler, self.image, self.part)
-            payload = body(self.core.create_namespaced_pod(self.namespace, manifest, _preload_content=False, _request_timeout=30))
+            payload = body(self.core.create_namespaced_pod(self.namespace, manifest, _preload_content=False, _request_timeout=10))
             self.created[name] = {"t": time.time(), "uid": payload["metadata"]["uid"]}
         except Exception as exc:  # noqa: BLE001 - counted and reported; the play asserts there are none
             self.errors += 1
@@ -303,7 +303,9 @@ class Load:
                 self.error_samples.append(f"{name}: {exc}"[:300])
 
     def run(self, start, should_stop):
-        with ThreadPoolExecutor(8) as pool:
+        # 32 threads, a creation given up after 10 s: while a control-plane node is frozen, a creation may wait for
+        # etcd's election or hang on a connection to the frozen API server, and 8 threads with 30 s fell behind the rate.
+        with ThreadPoolExecutor(32) as pool:
             i = 0
             while True:
                 now = time.time()
