@@ -2,7 +2,8 @@
 # Asserts what the offline kind platform promises, on the running cluster:
 # nodes Ready at $KUBE_VERSION, kube-system Running, an image pushed from the host to
 # localhost:$REGISTRY_PORT runs on a worker, a Service's ClusterIP answers from a pod on another
-# node, cluster DNS resolves kubernetes.default, and no node's containerd pulled a remote name.
+# node, cluster DNS resolves kubernetes.default, a pod reaches a container beside the nodes, and no node's containerd
+# pulled a remote name.
 . "$(dirname "$0")/lib.sh"
 CONTEXT=kind-$CLUSTER_NAME
 k() { "$KUBESCHED_BIN/kubectl" --context "$CONTEXT" "$@"; }
@@ -90,6 +91,14 @@ dns_resolves() {
   [ "$ip" = "$(k -n "$NS" get service web -o jsonpath='{.spec.clusterIP}')" ] || { echo "$out"; return 1; }
   [ "$(http_get "$ip")" = kubesched-smoke ]
 }
+# A container beside the nodes on the kind network (the registry here, kind's load balancer too) answers a pod: the
+# pod's traffic leaves the pod network with its node's address (kubesched-cni's masquerade).
+outside_answers() {
+  local ip
+  ip=$(docker inspect -f "{{with index .NetworkSettings.Networks \"$KIND_NETWORK\"}}{{.IPAddress}}{{end}}" "$REGISTRY_NAME")
+  [ -n "$ip" ] || { echo "$REGISTRY_NAME has no address on the $KIND_NETWORK network"; return 1; }
+  k -n "$NS" exec client -- sh -c "printf 'GET /v2/ HTTP/1.0\\r\\n\\r\\n' | nc -w 5 $ip 5000 | head -n 1" | grep -q '^HTTP/1.[01] 200'
+}
 no_remote_pulls() {
   local node pulls
   for node in $(kind get nodes --name "$CLUSTER_NAME"); do
@@ -104,6 +113,7 @@ check "pods start on two workers" setup
 check "an image pushed to localhost:$REGISTRY_PORT runs as a pod on ${WORKERS[0]}" pushed_image_runs
 check "a Service's ClusterIP answers from a pod on another node" clusterip_answers
 check "cluster DNS resolves kubernetes.default and the Service's name" dns_resolves
+check "a pod reaches a container beside the nodes ($REGISTRY_NAME on the $KIND_NETWORK network)" outside_answers
 check "no node's containerd pulled an image from outside" no_remote_pulls
 k delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
 echo "smoke: $passed passed, $failed failed"
