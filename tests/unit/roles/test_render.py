@@ -119,6 +119,8 @@ def dedicated_mode(workdir):
         kube_scheduler_profiles_extra=[{"schedulerName": "team-a-batch"}],
         kube_scheduler_tolerations=[{"key": "dedicated", "operator": "Equal", "value": "scheduling", "effect": "NoSchedule"}],
         kube_scheduler_node_selector={"kubernetes.io/os": "linux"},
+        kube_scheduler_host_aliases=[{"ip": "172.18.0.9", "hostnames": ["lb.example.internal"]}],
+        kube_scheduler_env={"KUBERNETES_SERVICE_HOST": "lb.example.internal", "KUBERNETES_SERVICE_PORT": "6443"},
         kube_scheduler_metrics_reader_subjects=[
             {"kind": "ServiceAccount", "name": "prometheus", "namespace": "monitoring"},
             {"kind": "Group", "name": "team-a:observers"},
@@ -240,6 +242,8 @@ def test_dedicated_mode(dedicated_mode):
     assert pod["priorityClassName"] == "team-a-scheduler-critical"
     assert pod["nodeSelector"] == {"kubernetes.io/os": "linux"}
     assert pod["tolerations"][0]["key"] == "dedicated"
+    assert pod["hostAliases"] == [{"ip": "172.18.0.9", "hostnames": ["lb.example.internal"]}]
+    assert {"name": "KUBERNETES_SERVICE_HOST", "value": "lb.example.internal"} in pod["containers"][0]["env"]
 
 
 def test_config_change_changes_the_checksum(patch_mode, dedicated_mode):
