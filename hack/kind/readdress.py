@@ -8,9 +8,9 @@ Docker gives a container without an address of its own the next free one each ti
 Docker the clusters' nodes come back in any order, with each other's addresses, and a cluster whose API server
 certificate, etcd members and kubelets name the old ones does not work. Here:
 - the stopped nodes of each cluster named by --start are started;
-- a running node whose address differs is disconnected from the network and connected again with its own address
-  (`docker network connect --ip`, which Docker keeps as the container's address for its next start), its aliases
-  kept; its kubelet is restarted, so that etcd and the API server leave their crash-loop back-off;
+- a running node whose address differs, paused or not, is disconnected from the network and connected again with its
+  own address (`docker network connect --ip`, which Docker keeps as the container's address for its next start), its
+  aliases kept; its kubelet is restarted, so that etcd and the API server leave their crash-loop back-off;
 - a container holding such an address (the registry, a load balancer, a node of a cluster given up) is moved first to
   the next free address; a stopped node whose own address is taken is started once it is free;
 - when two nodes claim one address (a cluster made while another's nodes were away from theirs), the newer container
@@ -181,6 +181,18 @@ def start(found: list[Box], clusters: set[str]) -> list[Box]:
     return waiting
 
 
+def restart_kubelet(box: Box) -> None:
+    """A paused node (make test pauses a cluster it is not using, Docker lets a paused container change networks) is
+    thawed for it and paused again."""
+    if box.paused:
+        docker("unpause", box.name)
+    try:
+        docker("exec", box.name, "systemctl", "restart", "kubelet")
+    finally:
+        if box.paused:
+            docker("pause", box.name)
+
+
 def readdress(clusters: set[str]) -> int:
     nets = subnets()
     found = boxes()
@@ -196,9 +208,6 @@ def readdress(clusters: set[str]) -> int:
     holders = {b.ip: b for b in found if b.running and b.ip}
     needed = [b.want for b in movers] + [b.static for b in waiting]
     in_the_way = [holders[ip] for ip in needed if ip in holders and holders[ip] not in movers]
-    stuck = [b for b in movers + in_the_way if b.paused]
-    if stuck:
-        raise Failed(f"paused, cannot be moved: {', '.join(b.name for b in stuck)} (cluster.sh thaw first)")
     moved = []
     try:
         for box in movers + in_the_way:
@@ -219,7 +228,7 @@ def readdress(clusters: set[str]) -> int:
         for box in moved:  # a failure half way leaves no container off the network
             connect(box)
     for box in movers + waiting:
-        docker("exec", box.name, "systemctl", "restart", "kubelet")
+        restart_kubelet(box)
     for box in boxes():
         if box.node and box.running and not box.paused:
             keep = " ".join(a for a in (box.ip, box.ip6) if a)

@@ -101,6 +101,18 @@ def test_two_nodes_with_each_others_addresses_get_their_own_back(net):
     assert again.returncode == 0 and "->" not in again.stderr, again.stderr
 
 
+def test_a_paused_node_is_moved_and_stays_paused(net):
+    a = net.run("a", cluster="one", want=f"{SUBNET}.3")
+    b = net.run("b", cluster="one", want=f"{SUBNET}.2")
+    docker("pause", a, b)
+    done = net.readdress()
+    assert done.returncode == 0, done.stderr
+    assert (net.ip(a), net.ip(b)) == (f"{SUBNET}.3", f"{SUBNET}.2")
+    assert docker("inspect", "-f", "{{.State.Paused}}", a, b).split() == ["true", "true"]
+    docker("unpause", a, b)
+    assert net.restarts(a) == net.restarts(b) == "restart kubelet"
+
+
 def test_a_container_in_the_way_moves_and_keeps_its_published_port(net):
     registry = net.run("registry", extra=("-p", "127.0.0.1:5998:80"))
     node = net.run("node", cluster="one", want=f"{SUBNET}.2")
