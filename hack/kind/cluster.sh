@@ -164,16 +164,21 @@ print(ipaddress.IPv6Network((bytes([0xFC, 0]) + h[2:8] + bytes(8), 64)))' "$KIND
 
 # revive: after a restart of Docker, the cluster's stopped nodes started and every kind node given back the address it
 # was set up with (readdress.py), before anything reads the cluster's configuration or judges its health.
+# Fails when the cluster was given up (another cluster's newer nodes hold its addresses): it is made again.
 revive() {
   cluster_exists "$CLUSTER_NAME" || return 0
-  KIND_NETWORK=$KIND_NETWORK python3 "$KIND_DIR/readdress.py" --start "$CLUSTER_NAME" ||
-    log "not every node of the Docker network $KIND_NETWORK could be given back its address; the health check decides"
+  local rc=0
+  KIND_NETWORK=$KIND_NETWORK python3 "$KIND_DIR/readdress.py" --start "$CLUSTER_NAME" || rc=$?
+  case $rc in
+    0) ;;
+    3) return 1 ;;
+    *) log "not every node of the Docker network $KIND_NETWORK could be given back its address; the health check decides" ;;
+  esac
 }
 
 up() {
   "$KIND_DIR/install-host.sh"
   awake
-  revive
   kind_network
   local node_image
   if [ "$KIND_NODE_SOURCE" = offline ]; then
@@ -315,8 +320,13 @@ settle() {
     [ $SECONDS -lt $deadline ] || { kubectl_ -n kube-system get pods >&2; log "cluster $CLUSTER_NAME did not settle after its thaw"; return 1; }
   done
 }
-# awake: a paused cluster thawed and settled; one that did not settle is judged by the health checks that follow.
-awake() { if thaw; then settle || true; fi; }
+# awake: a paused cluster thawed; the nodes given back their addresses (revive); a thawed cluster that was not given up
+# settled. One that did not settle is judged by the health checks that follow.
+awake() {
+  local thawed=0
+  if thaw; then thawed=1; fi
+  if revive && [ "$thawed" = 1 ]; then settle || true; fi
+}
 
 # ready: nothing to do when the cluster exists and is healthy and the registry runs (the first checks of `up`,
 # without its content checks of the cached builds, which `make cluster` made at the start of the run); `up` otherwise.
@@ -327,7 +337,6 @@ config_current() {  # the running cluster was made from the kind configuration t
 }
 ready() {
   awake
-  revive
   if cluster_exists "$CLUSTER_NAME" && [ "$(docker inspect -f '{{.State.Running}}' "$REGISTRY_NAME" 2>/dev/null)" = true ] && config_current && healthy; then
     log "cluster $CLUSTER_NAME is up and healthy"
     weigh

@@ -18,7 +18,8 @@ certificate, etcd members and kubelets name the old ones does not work. Here:
 - lines of a running node's /etc/hosts, and of the copies kubelet gives host-network pods, that name the node at an
   address it no longer has are removed (Docker leaves the start-up address there, and kube-proxy would resolve the
   node's own name to it).
-One run at a time (a lock beside the caches); prints each change. Docker gives a container an address of its choice
+One run at a time (a lock beside the caches); prints each change; exits 3 when a cluster named by --start was given
+up. Docker gives a container an address of its choice
 only on a network whose IPv4 subnet was given at its creation (lib.sh's kind_network makes `kind` so): on another,
 the first move fails, every container is put back on the network and the run fails with Docker's message.
 """
@@ -193,7 +194,8 @@ def restart_kubelet(box: Box) -> None:
             docker("pause", box.name)
 
 
-def readdress(clusters: set[str]) -> int:
+def readdress(clusters: set[str]) -> set[str]:
+    """Gives the nodes back their addresses; returns the clusters given up."""
     nets = subnets()
     found = boxes()
     waiting = {b.name for b in start(found, clusters)}
@@ -203,6 +205,7 @@ def readdress(clusters: set[str]) -> int:
         if box.node:
             box.want = kubelet_address(box)
     kept = claims(found, nets)
+    given_up = {b.cluster for b in found if b.want and b.want in kept and kept[b.want] is not b}
     movers = [b for b in kept.values() if b.running and b.ip != b.want]
     waiting = [b for b in found if b.name in waiting and kept.get(b.static) is b]
     holders = {b.ip: b for b in found if b.running and b.ip}
@@ -235,7 +238,7 @@ def readdress(clusters: set[str]) -> int:
             run = docker("exec", box.name, "sh", "-c", SWEEP, "sh", keep, box.name, check=False)
             for path in run.stdout.split():
                 log(f"{box.name}: {path} named {box.name} at an address it no longer has; line removed")
-    return len(movers) + len(in_the_way) + len(waiting)
+    return given_up
 
 
 def main() -> int:
@@ -246,11 +249,12 @@ def main() -> int:
     with open(LOCK, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            readdress(set(args.start))
+            given_up = readdress(set(args.start))
         except Failed as e:
             log(str(e))
             return 1
-    return 0
+    # 3: a cluster named by --start was given up (cluster.sh makes it again rather than wait for it to settle).
+    return 3 if given_up & set(args.start) else 0
 
 
 if __name__ == "__main__":
