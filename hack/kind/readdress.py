@@ -92,9 +92,6 @@ class Box:
     aliases: list[str] = field(default_factory=list)
     want: str = ""  # the address its kubelet was set up with
 
-    def __hash__(self) -> int:
-        return hash(self.name)
-
 
 def boxes() -> list[Box]:
     ids = docker("ps", "-aq", "--no-trunc").stdout.split()
