@@ -95,8 +95,13 @@ class Box:
 
 def boxes() -> list[Box]:
     ids = docker("ps", "-aq", "--no-trunc").stdout.split()
+    # A container removed between the two calls (a `docker run --rm` of a build beside this) is not an error: inspect
+    # prints the others and names it on stderr.
+    run = docker("inspect", *ids, check=False) if ids else None
+    if run and run.returncode and any(not line.startswith("Error: No such object") for line in run.stderr.strip().splitlines()):
+        raise Failed(f"docker inspect: {run.stderr.strip()}")
     found = []
-    for c in json.loads(docker("inspect", *ids).stdout) if ids else []:
+    for c in json.loads(run.stdout or "[]") if run else []:
         net = (c["NetworkSettings"].get("Networks") or {}).get(NETWORK)
         if net is None:
             continue

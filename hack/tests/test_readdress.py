@@ -63,9 +63,11 @@ class Net:
     def ip(self, name: str) -> str:
         return docker("inspect", "-f", f'{{{{(index .NetworkSettings.Networks "{self.name}").IPAddress}}}}', name)
 
-    def readdress(self, *start: str) -> subprocess.CompletedProcess:
+    def readdress(self, *start: str, path: str = "") -> subprocess.CompletedProcess:
         args = [a for c in start for a in ("--start", f"{self.name}-{c}")]
         env = dict(os.environ, KIND_NETWORK=self.name, KUBESCHED_CACHE=str(self.tmp))
+        if path:
+            env["PATH"] = f"{path}:{env['PATH']}"
         return subprocess.run(["python3", str(READDRESS), *args], env=env, capture_output=True, text=True, timeout=120, check=False)
 
     def restarts(self, name: str) -> str:
@@ -99,6 +101,20 @@ def test_two_nodes_with_each_others_addresses_get_their_own_back(net):
     assert net.ip(a) == f"{SUBNET}.3"
     again = net.readdress()
     assert again.returncode == 0 and "->" not in again.stderr, again.stderr
+
+
+def test_a_container_removed_while_it_reads_them_is_left_out(net, tmp_path):
+    """docker ps names a container a `docker run --rm` beside it removes before docker inspect reads it."""
+    a = net.run("a", cluster="one", want=f"{SUBNET}.3")
+    b = net.run("b", cluster="one", want=f"{SUBNET}.2")
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    real = subprocess.run(["sh", "-c", "command -v docker"], capture_output=True, text=True, check=True).stdout.strip()
+    (shim / "docker").write_text(f'#!/bin/sh\n"{real}" "$@" || exit\n[ "$1" = ps ] && echo {"0" * 64}\nexit 0\n')
+    (shim / "docker").chmod(0o755)
+    done = net.readdress(path=str(shim))
+    assert done.returncode == 0, done.stderr
+    assert (net.ip(a), net.ip(b)) == (f"{SUBNET}.3", f"{SUBNET}.2")
 
 
 def test_a_paused_node_is_moved_and_stays_paused(net):
