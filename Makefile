@@ -16,7 +16,7 @@ export ANSIBLE_COLLECTIONS_PATH = $(COLLECTIONS):$(VENV_SITE)
 export MOLECULE_GLOB := molecule/*/molecule.yml
 export PATH := $(abspath $(VENV))/bin:/usr/local/bin:$(PATH)
 export ANSIBLE_FORCE_COLOR ?= 0
-MOLECULE_SCENARIOS ?= default leader_election include reliability main_scheduler main_scheduler_ha
+MOLECULE_SCENARIOS ?= default leader_election include main_scheduler_ha reliability main_scheduler
 KIND := hack/kind
 comma := ,
 space := $(empty) $(empty)
@@ -140,18 +140,12 @@ sanity-core-lines: install $(addsuffix /.done,$(CORE_VENVS)) ## ansible-test san
 k8s-source: ## the Kubernetes source repository at KUBE_VERSION that the build role clones (hack/k8s-source.sh)
 	hack/k8s-source.sh $(KUBE_VERSION)
 
-# While the scenarios of kubesched run, kubesched-ha (when it exists) is paused, its idle control plane leaving them the
-# CPU; main_scheduler_ha's create wakes it (cluster.sh ready), and kubesched is paused while it runs (the next
-# scenario's create wakes it). Both are thawed at the end, a failed run's too.
-THAW_BOTH := $(HA) $(KIND)/cluster.sh thaw; KUBE_VERSION=$(KUBE_VERSION) $(KIND)/cluster.sh thaw
-molecule: install cluster k8s-source ## every molecule scenario on the kind cluster (stale state of an interrupted run is reset first)
-	for s in $(MOLECULE_SCENARIOS); do t=$$(date +%s); \
-	  if [ $$s = main_scheduler_ha ]; then KUBE_VERSION=$(KUBE_VERSION) $(KIND)/cluster.sh pause; \
-	  else $(HA) $(KIND)/cluster.sh pause; fi; \
-	  $(VENV)/bin/molecule reset -s $$s >/dev/null 2>&1; \
-	  $(VENV)/bin/molecule test -s $$s || { $(THAW_BOTH); exit 1; }; \
-	  echo "molecule: scenario $$s passed in $$(( $$(date +%s) - t ))s"; \
-	done; $(THAW_BOTH)
+# hack/molecule.sh: each scenario in turn; main_scheduler_ha, on a cluster of its own (kubesched-ha), starts in its
+# turn and runs beside the scenarios after it (its output printed when it ends); the cluster a lane running alone does
+# not use is paused. `make molecule MOLECULE_LANES=1` runs them one at a time.
+MOLECULE_LANES ?= 2
+molecule: install cluster k8s-source ## every molecule scenario on the kind clusters (stale state of an interrupted run is reset first)
+	MOLECULE=$(VENV)/bin/molecule MOLECULE_LANES=$(MOLECULE_LANES) HA_ENV="$(HA)" hack/molecule.sh $(MOLECULE_SCENARIOS)
 
 # Two tiers: `make check` needs neither Docker nor a cluster; `make test` runs both and prints each stage's time
 # (hack/stages.sh): the .venv and the installed collection first, then the check tier's stages in the background at
