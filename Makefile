@@ -16,7 +16,7 @@ export ANSIBLE_COLLECTIONS_PATH = $(COLLECTIONS):$(VENV_SITE)
 export MOLECULE_GLOB := molecule/*/molecule.yml
 export PATH := $(abspath $(VENV))/bin:/usr/local/bin:$(PATH)
 export ANSIBLE_FORCE_COLOR ?= 0
-MOLECULE_SCENARIOS ?= default leader_election include main_scheduler_ha reliability main_scheduler
+MOLECULE_SCENARIOS ?= default leader_election include reliability main_scheduler main_scheduler_ha
 KIND := hack/kind
 comma := ,
 space := $(empty) $(empty)
@@ -140,10 +140,10 @@ sanity-core-lines: install $(addsuffix /.done,$(CORE_VENVS)) ## ansible-test san
 k8s-source: ## the Kubernetes source repository at KUBE_VERSION that the build role clones (hack/k8s-source.sh)
 	hack/k8s-source.sh $(KUBE_VERSION)
 
-# hack/molecule.sh: each scenario in turn; main_scheduler_ha, on a cluster of its own (kubesched-ha), starts in its
-# turn and runs beside the scenarios after it (its output printed when it ends); the cluster a lane running alone does
-# not use is paused. `make molecule MOLECULE_LANES=1` runs them one at a time.
-MOLECULE_LANES ?= 2
+# hack/molecule.sh: each scenario in turn, the cluster it does not use paused (main_scheduler_ha runs on kubesched-ha,
+# the others on kubesched). MOLECULE_LANES=2 runs main_scheduler_ha beside the scenarios after it in the list (put it
+# earlier to use it): for a machine with cores to spare; on 2 cores both lanes are CPU-bound and no faster (docs/ci.md).
+MOLECULE_LANES ?= 1
 molecule: install cluster k8s-source ## every molecule scenario on the kind clusters (stale state of an interrupted run is reset first)
 	MOLECULE=$(VENV)/bin/molecule MOLECULE_LANES=$(MOLECULE_LANES) HA_ENV="$(HA)" hack/molecule.sh $(MOLECULE_SCENARIOS)
 

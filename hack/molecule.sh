@@ -2,12 +2,12 @@
 # molecule.sh SCENARIO...: `molecule test` of each scenario in the order given, the state an interrupted run left reset
 # first; stops at the first that fails. Prints "molecule: scenario S passed in Ns" as each one ends.
 #
-# A scenario of MOLECULE_HA (default main_scheduler_ha) runs on a cluster of its own, kubesched-ha. With
-# MOLECULE_LANES=2 (the default) and scenarios after it in the list, it starts in its turn and runs beside them, its
-# output (each line timed, as hack/timestamps.py does) in build/stages/molecule-S.log, printed whole once it has ended:
-# the scenarios on kubesched wait much of their time for a kubelet, a Lease or a rollout, and leave a core idle. While a
-# lane runs alone, the other's cluster is paused (an idle control plane takes CPU). A failure in either lane stops both
-# (the other lane's at the next scenario's start); both clusters are thawed at the end, a failed run's too.
+# A scenario of MOLECULE_HA (default main_scheduler_ha) runs on a cluster of its own, kubesched-ha; while a scenario runs
+# alone, the cluster it does not use is paused (an idle control plane takes CPU). With MOLECULE_LANES=2 (default 1)
+# and scenarios after it in the list, it starts in its turn and runs beside them, its output (each line timed, as
+# hack/timestamps.py does) in build/stages/molecule-S.log, printed whole once it has ended: for a machine with cores to
+# spare (on 2 cores both lanes are CPU-bound, and the run was no faster). A failure in either lane stops both (the
+# other lane's at the next scenario's start); both clusters are thawed at the end, a failed run's too.
 #   MOLECULE     the molecule command (default .venv/bin/molecule)
 #   HA_ENV       the environment that names kubesched-ha to cluster.sh (the Makefile's HA)
 #   CLUSTER_SH   hack/kind/cluster.sh unless given; MOLECULE_LOG_DIR  where the lane's log goes (build/stages)
@@ -15,7 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit
 MOLECULE=${MOLECULE:-.venv/bin/molecule}
 read -r -a on_ha <<< "${MOLECULE_HA:-main_scheduler_ha}"
-LANES=${MOLECULE_LANES:-2}
+LANES=${MOLECULE_LANES:-1}
 CLUSTER_SH=${CLUSTER_SH:-hack/kind/cluster.sh}
 LOG_DIR=${MOLECULE_LOG_DIR:-build/stages}
 # shellcheck disable=SC2086 # HA_ENV is NAME=VALUE words

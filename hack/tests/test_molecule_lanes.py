@@ -30,7 +30,7 @@ echo "$(date +%s.%N) ${CLUSTER_NAME:-kubesched} $1" >> "$RECORD"
 """
 
 
-def lanes(tmp_path: Path, *scenarios: str, lanes: str = "2", **env: str) -> tuple[subprocess.CompletedProcess, list[str]]:
+def lanes(tmp_path: Path, *scenarios: str, lanes: str | None = "2", **env: str) -> tuple[subprocess.CompletedProcess, list[str]]:
     for name, text in (("molecule", MOLECULE), ("cluster.sh", CLUSTER_SH)):
         (tmp_path / name).write_text(text)
         (tmp_path / name).chmod(0o755)
@@ -43,7 +43,7 @@ def lanes(tmp_path: Path, *scenarios: str, lanes: str = "2", **env: str) -> tupl
             CLUSTER_SH=str(tmp_path / "cluster.sh"),
             MOLECULE_LOG_DIR=str(tmp_path / "logs"),
             MOLECULE_HA="ha",
-            MOLECULE_LANES=lanes,
+            **({"MOLECULE_LANES": lanes} if lanes else {}),
             HA_ENV="CLUSTER_NAME=kubesched-ha CLUSTER_WORKERS=1",
             RECORD=str(record),
             **env,
@@ -87,7 +87,7 @@ def test_without_scenarios_after_it_or_with_one_lane_each_runs_alone_the_other_c
     assert run.returncode == 0, run.stdout + run.stderr
     assert events == ["kubesched-ha pause", "start a", "end a", "kubesched pause", "start ha", "end ha", "kubesched-ha thaw", "kubesched thaw"]
     (tmp_path / "record").unlink()
-    run, events = lanes(tmp_path, "ha", "b", lanes="1")
+    run, events = lanes(tmp_path, "ha", "b", lanes=None)  # one lane unless asked
     assert run.returncode == 0
     assert events == ["kubesched pause", "start ha", "end ha", "kubesched-ha pause", "start b", "end b", "kubesched-ha thaw", "kubesched thaw"]
 
