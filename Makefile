@@ -145,7 +145,7 @@ k8s-source: ## the Kubernetes source repository at KUBE_VERSION that the build r
 # earlier to use it): for a machine with cores to spare; on 2 cores both lanes are CPU-bound and no faster (docs/ci.md).
 MOLECULE_LANES ?= 1
 molecule: install cluster k8s-source ## every molecule scenario on the kind clusters (stale state of an interrupted run is reset first)
-	MOLECULE=$(VENV)/bin/molecule MOLECULE_LANES=$(MOLECULE_LANES) HA_ENV="$(HA)" hack/molecule.sh $(MOLECULE_SCENARIOS)
+	KUBE_VERSION=$(KUBE_VERSION) MOLECULE=$(VENV)/bin/molecule MOLECULE_LANES=$(MOLECULE_LANES) HA_ENV="$(HA)" hack/molecule.sh $(MOLECULE_SCENARIOS)
 
 # Two tiers: `make check` needs neither Docker nor a cluster; `make test` runs both and prints each stage's time
 # (hack/stages.sh): the .venv and the installed collection first, then the check tier's stages in the background at
