@@ -4,8 +4,8 @@
 #
 # A scenario of MOLECULE_HA (default main_scheduler_ha) runs on a cluster of its own, kubesched-ha; while a scenario runs
 # alone, the cluster it does not use is paused (an idle control plane takes CPU). With MOLECULE_LANES=2 (default 1)
-# and scenarios after it in the list, it starts in its turn and runs beside them, its output (each line timed, as
-# hack/timestamps.py does) in build/stages/molecule-S.log, printed whole once it has ended: for a machine with cores to
+# and scenarios after it in the list, it starts in its turn and runs beside them, its output (each line timed by
+# hack/timestamps.py) in build/stages/molecule-S.log, printed whole once it has ended: for a machine with cores to
 # spare (on 2 cores both lanes are CPU-bound, and the run was no faster). A failure in either lane stops both (the
 # other lane's at the next scenario's start); both clusters are thawed at the end, a failed run's too.
 #   MOLECULE     the molecule command (default .venv/bin/molecule)
@@ -21,8 +21,6 @@ LOG_DIR=${MOLECULE_LOG_DIR:-build/stages}
 # shellcheck disable=SC2086 # HA_ENV is NAME=VALUE words
 ha() { env ${HA_ENV:-} "$CLUSTER_SH" "$@"; }
 kubesched() { "$CLUSTER_SH" "$@"; }
-# shellcheck disable=SC2317 # run in the other lane's bash, through declare -f
-stamp() { local line; while IFS= read -r line; do printf '%(%H:%M:%S)T %s\n' -1 "$line"; done; }
 
 lane_pid='' lane_name='' lane_log='' lane_start=''
 # The other lane, once it has ended: its log printed, its exit code returned.
@@ -69,7 +67,7 @@ for i in "${!scenarios[@]}"; do
     mkdir -p "$LOG_DIR"
     lane_name=$s lane_log=$LOG_DIR/molecule-$s.log lane_start=$t
     # A process group of its own, so that a failure of the other lane stops all of it.
-    setsid bash -c "$(declare -f run stamp); set -o pipefail; MOLECULE='$MOLECULE' run '$s' 2>&1 | stamp" > "$lane_log" &
+    setsid bash -c "$(declare -f run); set -o pipefail; MOLECULE='$MOLECULE' run '$s' 2>&1 | hack/timestamps.py" > "$lane_log" &
     lane_pid=$!
     echo "molecule: scenario $s started beside the others (output in $lane_log, printed when it ends)"
     continue
